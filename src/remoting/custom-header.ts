@@ -1,0 +1,117 @@
+/**
+ * Typed custom headers ↔ extFields (spec remoting §2.3), declared as field tables instead of
+ * reflection: `defineHeader({ topic: field.string(), queueId: field.int().optional() })`.
+ * Decoding parses each value as Java would (Integer.parseInt, Long.parseLong, Boolean.parseBoolean);
+ * a missing required field or unparsable number answers SYSTEM_ERROR naming the field, as Java's
+ * RemotingCommandException does. Encoding writes every present value as a string.
+ */
+import type { ExtFields } from "./command.ts";
+import { RemotingError } from "./errors.ts";
+import { ResponseCode } from "./response-code.ts";
+
+type Kind = "string" | "int" | "long" | "bool" | "double";
+type KindType = { string: string; int: number; long: number; bool: boolean; double: number };
+
+export interface FieldSpec<K extends Kind = Kind, R extends boolean = boolean> {
+  readonly kind: K;
+  readonly required: R;
+  /** The name on the wire when it differs from the property name (SEND_MESSAGE_V2's `a`..`n`). */
+  readonly wire?: string;
+}
+
+class Field<K extends Kind, R extends boolean> implements FieldSpec<K, R> {
+  constructor(
+    readonly kind: K,
+    readonly required: R,
+    readonly wire?: string,
+  ) {}
+  optional(): Field<K, false> {
+    return new Field(this.kind, false, this.wire);
+  }
+  /** Names the field differently on the wire. */
+  as(wire: string): Field<K, R> {
+    return new Field(this.kind, this.required, wire);
+  }
+}
+
+export const field = {
+  string: () => new Field("string", true),
+  int: () => new Field("int", true),
+  long: () => new Field("long", true),
+  bool: () => new Field("bool", true),
+  double: () => new Field("double", true),
+};
+
+type Spec = Record<string, FieldSpec>;
+type RequiredKeys<S extends Spec> = { [K in keyof S]: S[K]["required"] extends true ? K : never }[keyof S];
+type OptionalKeys<S extends Spec> = Exclude<keyof S, RequiredKeys<S>>;
+
+export type HeaderOf<S extends Spec> = { [K in RequiredKeys<S>]: KindType[S[K]["kind"]] } & {
+  [K in OptionalKeys<S>]?: KindType[S[K]["kind"]];
+};
+
+export interface HeaderCodec<S extends Spec> {
+  readonly fields: S;
+  decode(ext: ExtFields | null | undefined): HeaderOf<S>;
+  encode(header: HeaderOf<S>, into?: ExtFields): ExtFields;
+}
+
+const INT_RE = /^[+-]?\d+$/;
+
+function parseValue(kind: Kind, name: string, text: string): string | number | boolean {
+  switch (kind) {
+    case "string":
+      return text;
+    case "bool":
+      return text.toLowerCase() === "true";
+    case "double": {
+      const n = Number(text);
+      if (text.trim() === "" || Number.isNaN(n)) throw badNumber(name, text);
+      return n;
+    }
+    case "int":
+    case "long": {
+      if (!INT_RE.test(text)) throw badNumber(name, text);
+      const n = Number(text);
+      const ok = kind === "int" ? n >= -0x80000000 && n <= 0x7fffffff : Number.isSafeInteger(n);
+      if (!ok) throw badNumber(name, text);
+      return n;
+    }
+  }
+}
+
+function badNumber(name: string, text: string): RemotingError {
+  return new RemotingError(
+    ResponseCode.SYSTEM_ERROR,
+    `the custom field <${name}> is not a number: "${text}"`,
+  );
+}
+
+export function defineHeader<S extends Spec>(fields: S): HeaderCodec<S> {
+  const entries = Object.entries(fields).map(([name, spec]) => [name, spec.wire ?? name, spec] as const);
+  return {
+    fields,
+    decode(ext) {
+      const out: Record<string, unknown> = {};
+      for (const [name, wire, spec] of entries) {
+        const text = ext?.[wire];
+        if (text === undefined || text === null) {
+          if (spec.required) {
+            throw new RemotingError(ResponseCode.SYSTEM_ERROR, `the custom field <${wire}> is null`);
+          }
+          continue;
+        }
+        out[name] = parseValue(spec.kind, wire, text);
+      }
+      return out as HeaderOf<S>;
+    },
+    encode(header, into = {}) {
+      const values = header as Record<string, unknown>;
+      for (const [name, wire] of entries) {
+        const value = values[name];
+        if (value !== undefined && value !== null) into[wire] = String(value);
+      }
+      return into;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Frame codec (spec remoting §1):
+ *
+ *   totalLength:int32 (= 4 + headerLength + bodyLength; excludes itself)
+ *   headerMark:int32  (serializeType << 24 | headerLength)
+ *   header | body
+ *
+ * FrameDecoder is incremental: push() returns every whole frame and keeps a partial one for later.
+ */
+import type { RemotingCommand } from "./command.ts";
+import { FrameError } from "./errors.ts";
+import { decodeJsonHeader, encodeJsonHeader } from "./json-header.ts";
+import { decodeRocketMqHeader, encodeRocketMqHeader, fitsRocketMqHeader } from "./rocketmq-header.ts";
+import { SerializeType } from "./serialize-type.ts";
+
+/** Java's FRAME_MAX_LENGTH: length prefix included, so totalLength may be at most 16777212. */
+export const DEFAULT_FRAME_BYTES_MAX = 16_777_216;
+export const FRAME_LENGTH_BYTES = 4;
+export const HEADER_MARK_BYTES = 4;
+const HEADER_LENGTH_MASK = 0x00ffffff;
+
+/** Encodes a command into one frame: length prefix, header mark, header, body. */
+export function encodeFrame(cmd: RemotingCommand): Uint8Array {
+  // ROCKETMQ writes code and version as int16; anything wider must travel as JSON (spec §3.3).
+  const type =
+    cmd.serializeType === SerializeType.ROCKETMQ && fitsRocketMqHeader(cmd)
+      ? SerializeType.ROCKETMQ
+      : SerializeType.JSON;
+  const header = type === SerializeType.ROCKETMQ ? encodeRocketMqHeader(cmd) : encodeJsonHeader(cmd);
+  if (header.length > HEADER_LENGTH_MASK)
+    throw new FrameError(`header of ${header.length} bytes exceeds 24 bits`);
+  const bodyLength = cmd.body?.length ?? 0;
+  const out = new Uint8Array(FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + header.length + bodyLength);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, HEADER_MARK_BYTES + header.length + bodyLength);
+  view.setInt32(4, (type << 24) | header.length);
+  out.set(header, 8);
+  if (cmd.body && bodyLength > 0) out.set(cmd.body, 8 + header.length);
+  return out;
+}
+
+/**
+ * Decodes one frame without its length prefix (headerMark, header, body).
+ * The body is a view into `frame`, not a copy.
+ */
+export function decodeFrame(frame: Uint8Array): RemotingCommand {
+  if (frame.length < HEADER_MARK_BYTES)
+    throw new FrameError(`frame of ${frame.length} bytes has no header mark`);
+  const mark = new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0);
+  const type = mark >>> 24;
+  const headerLength = mark & HEADER_LENGTH_MASK;
+  if (headerLength > frame.length - HEADER_MARK_BYTES)
+    throw new FrameError(`decode error, bad header length: ${headerLength}`);
+  const headerBytes = frame.subarray(HEADER_MARK_BYTES, HEADER_MARK_BYTES + headerLength);
+  let cmd: RemotingCommand;
+  if (type === SerializeType.JSON) cmd = decodeJsonHeader(headerBytes);
+  else if (type === SerializeType.ROCKETMQ) cmd = decodeRocketMqHeader(headerBytes);
+  else throw new FrameError(`unknown serialize type ${type}`);
+  const bodyStart = HEADER_MARK_BYTES + headerLength;
+  cmd.body = bodyStart < frame.length ? frame.subarray(bodyStart) : null;
+  return cmd;
+}
+
+export class FrameDecoder {
+  /** Bytes of an unfinished frame, in arrival order. */
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+
+  constructor(private readonly frameBytesMax = DEFAULT_FRAME_BYTES_MAX) {}
+
+  /** Bytes held for a frame not yet complete. */
+  get buffered(): number {
+    return this.pendingBytes;
+  }
+
+  /**
+   * Returns the whole frames in `chunk` (plus what was held), each without its length prefix.
+   * Throws FrameError for a negative or oversized length; the caller closes the connection.
+   */
+  push(chunk: Uint8Array): Uint8Array[] {
+    let data = chunk;
+    if (this.pendingBytes > 0) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      // Wait for the whole frame before joining, so a large frame is copied once, not per chunk.
+      const need = this.neededBytes();
+      if (need === undefined || this.pendingBytes < need) return [];
+      data = concat(this.pending, this.pendingBytes);
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+    const frames: Uint8Array[] = [];
+    let pos = 0;
+    const view = new DataView(data.buffer, data.byteOffset, data.length);
+    while (data.length - pos >= FRAME_LENGTH_BYTES) {
+      const total = view.getInt32(pos);
+      this.checkLength(total);
+      if (data.length - pos - FRAME_LENGTH_BYTES < total) break;
+      frames.push(data.subarray(pos + FRAME_LENGTH_BYTES, pos + FRAME_LENGTH_BYTES + total));
+      pos += FRAME_LENGTH_BYTES + total;
+    }
+    if (pos < data.length) {
+      this.pending.push(data.subarray(pos));
+      this.pendingBytes = data.length - pos;
+    }
+    return frames;
+  }
+
+  /** Length of the first held frame including its prefix, once the prefix is complete. */
+  private neededBytes(): number | undefined {
+    if (this.pendingBytes < FRAME_LENGTH_BYTES) return undefined;
+    const head = this.pending[0]!.length >= 4 ? this.pending[0]! : concat(this.pending, this.pendingBytes);
+    const total = new DataView(head.buffer, head.byteOffset, 4).getInt32(0);
+    this.checkLength(total);
+    return FRAME_LENGTH_BYTES + total;
+  }
+
+  private checkLength(total: number): void {
+    if (total < HEADER_MARK_BYTES) throw new FrameError(`bad frame length ${total}`);
+    if (total + FRAME_LENGTH_BYTES > this.frameBytesMax) {
+      throw new FrameError(
+        `frame of ${total + FRAME_LENGTH_BYTES} bytes exceeds the ${this.frameBytesMax}-byte limit`,
+      );
+    }
+  }
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let pos = 0;
+  for (const part of parts) {
+    out.set(part, pos);
+    pos += part.length;
+  }
+  return out;
+}

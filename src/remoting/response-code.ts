@@ -1,0 +1,65 @@
+/**
+ * ResponseCode: the `code` of a response frame (spec remoting §4.3). Numbers collide with RequestCode.
+ * Where 4.9.x and 5.x reused a number (209-211) we name the 5.x meaning.
+ */
+export const ResponseCode = {
+  SUCCESS: 0,
+  SYSTEM_ERROR: 1,
+  SYSTEM_BUSY: 2,
+  REQUEST_CODE_NOT_SUPPORTED: 3,
+  TRANSACTION_FAILED: 4,
+  FLUSH_DISK_TIMEOUT: 10,
+  SLAVE_NOT_AVAILABLE: 11,
+  FLUSH_SLAVE_TIMEOUT: 12,
+  MESSAGE_ILLEGAL: 13,
+  SERVICE_NOT_AVAILABLE: 14,
+  VERSION_NOT_SUPPORTED: 15,
+  NO_PERMISSION: 16,
+  TOPIC_NOT_EXIST: 17,
+  TOPIC_EXIST_ALREADY: 18,
+  PULL_NOT_FOUND: 19,
+  PULL_RETRY_IMMEDIATELY: 20,
+  PULL_OFFSET_MOVED: 21,
+  QUERY_NOT_FOUND: 22,
+  SUBSCRIPTION_PARSE_FAILED: 23,
+  SUBSCRIPTION_NOT_EXIST: 24,
+  SUBSCRIPTION_NOT_LATEST: 25,
+  SUBSCRIPTION_GROUP_NOT_EXIST: 26,
+  FILTER_DATA_NOT_EXIST: 27,
+  FILTER_DATA_NOT_LATEST: 28,
+  INVALID_PARAMETER: 29,
+  TRANSACTION_SHOULD_COMMIT: 200,
+  TRANSACTION_SHOULD_ROLLBACK: 201,
+  TRANSACTION_STATE_UNKNOW: 202,
+  TRANSACTION_STATE_GROUP_WRONG: 203,
+  NO_BUYER_ID: 204,
+  NOT_IN_CURRENT_UNIT: 205,
+  CONSUMER_NOT_ONLINE: 206,
+  CONSUME_MSG_TIMEOUT: 207,
+  NO_MESSAGE: 208,
+  POLLING_FULL: 209,
+  POLLING_TIMEOUT: 210,
+  BROKER_NOT_EXIST: 211,
+  BROKER_DISPATCH_NOT_COMPLETE: 212,
+  BROADCAST_CONSUMPTION: 213,
+  FLOW_CONTROL: 215,
+  NOT_LEADER_FOR_QUEUE: 501,
+  ILLEGAL_OPERATION: 604,
+  RPC_UNKNOWN: -1000,
+  RPC_ADDR_IS_NULL: -1002,
+  RPC_SEND_TO_CHANNEL_FAILED: -1004,
+  RPC_TIME_OUT: -1006,
+  GO_AWAY: 1500,
+  USER_NOT_EXIST: 3001,
+  POLICY_NOT_EXIST: 3002,
+} as const;
+
+export type ResponseCode = (typeof ResponseCode)[keyof typeof ResponseCode];
+
+const responseNames = new Map<number, string>(
+  Object.entries(ResponseCode).map(([name, code]) => [code, name]),
+);
+
+export function responseCodeName(code: number): string {
+  return responseNames.get(code) ?? String(code);
+}

@@ -1,0 +1,206 @@
+/**
+ * A Connection over a Bun TCP socket. Frames written in one tick are coalesced into one write;
+ * Bun's write may be partial, so the rest waits for `drain` (style habit 10). A peer that lets
+ * more than `outboundBytesMax` pile up is disconnected rather than buffered without bound.
+ */
+import type { Socket, SocketHandler } from "bun";
+import type { Logger } from "pino";
+import type { RemotingCommand } from "./command.ts";
+import { type Connection, type ConnectionHandler, nextConnectionId } from "./connection.ts";
+import { FrameError } from "./errors.ts";
+import { DEFAULT_FRAME_BYTES_MAX, decodeFrame, encodeFrame, FrameDecoder } from "./frame.ts";
+
+export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 64 * 1024 * 1024;
+
+export interface TcpConnectionOptions {
+  frameBytesMax?: number;
+  outboundBytesMax?: number;
+  /** Close after this long with no read and no write (serverChannelMaxIdleTimeSeconds); 0 = never. */
+  idleSeconds?: number;
+  log: Logger;
+}
+
+export interface TcpSocketData {
+  conn: TcpConnection | null;
+}
+
+export class TcpConnection implements Connection {
+  readonly id = nextConnectionId();
+  readonly transport = "tcp" as const;
+  readonly attributes = new Map<string, unknown>();
+  readonly remoteAddress: string;
+  readonly localAddress: string;
+  private readonly decoder: FrameDecoder;
+  private readonly outboundBytesMax: number;
+  /** Encoded frames waiting for this tick's flush. */
+  private queued: Uint8Array[] = [];
+  private queuedBytes = 0;
+  /** Bytes the socket did not take yet; written on drain. */
+  private backlog: Uint8Array | null = null;
+  private flushScheduled = false;
+  private isClosed = false;
+
+  constructor(
+    private readonly socket: Socket<TcpSocketData>,
+    private readonly handler: ConnectionHandler,
+    private readonly options: TcpConnectionOptions,
+  ) {
+    this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+    this.localAddress = `${socket.localAddress}:${socket.localPort}`;
+    this.decoder = new FrameDecoder(options.frameBytesMax ?? DEFAULT_FRAME_BYTES_MAX);
+    this.outboundBytesMax = options.outboundBytesMax ?? DEFAULT_SOCKET_OUTBOUND_BYTES_MAX;
+    socket.data = { conn: this };
+    socket.setNoDelay(true);
+    if (options.idleSeconds && options.idleSeconds > 0) socket.timeout(options.idleSeconds);
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  send(cmd: RemotingCommand): boolean {
+    if (this.isClosed) return false;
+    let frame: Uint8Array;
+    try {
+      frame = encodeFrame(cmd);
+    } catch (err) {
+      this.options.log.error({ err, code: cmd.code }, "cannot encode command");
+      return false;
+    }
+    if (this.queuedBytes + (this.backlog?.length ?? 0) + frame.length > this.outboundBytesMax) {
+      this.close(`outbound queue over ${this.outboundBytesMax} bytes`);
+      return false;
+    }
+    this.queued.push(frame);
+    this.queuedBytes += frame.length;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(() => this.flush());
+    }
+    return true;
+  }
+
+  close(reason = "closed locally"): void {
+    if (this.isClosed) return;
+    this.markClosed(reason);
+    this.socket.end();
+  }
+
+  /** Socket callbacks (the shared handler table routes them here). */
+  onData(chunk: Uint8Array): void {
+    if (this.isClosed) return;
+    let frames: Uint8Array[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      this.dropMalformed(err);
+      return;
+    }
+    for (const frame of frames) {
+      let cmd: RemotingCommand;
+      try {
+        cmd = decodeFrame(frame);
+      } catch (err) {
+        this.dropMalformed(err);
+        return;
+      }
+      try {
+        this.handler.onCommand(this, cmd);
+      } catch (err) {
+        this.options.log.error({ err, addr: this.remoteAddress }, "command handler threw");
+      }
+      if (this.isClosed) return;
+    }
+  }
+
+  onDrain(): void {
+    if (this.backlog) {
+      const rest = this.backlog;
+      this.backlog = null;
+      this.write(rest);
+    }
+    if (!this.backlog && this.queuedBytes > 0) this.flush();
+  }
+
+  onSocketClosed(reason: string): void {
+    if (!this.isClosed) this.markClosed(reason);
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.isClosed || this.backlog || this.queuedBytes === 0) return;
+    const frames = this.queued;
+    const bytes = frames.length === 1 ? frames[0]! : joinFrames(frames, this.queuedBytes);
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.write(bytes);
+  }
+
+  private write(bytes: Uint8Array): void {
+    const written = this.socket.write(bytes);
+    if (written < 0) {
+      this.markClosed("socket closed during write");
+      return;
+    }
+    if (written < bytes.length) this.backlog = bytes.subarray(written);
+  }
+
+  private dropMalformed(err: unknown): void {
+    const message = err instanceof FrameError ? err.message : String(err);
+    this.options.log.warn(
+      { addr: this.remoteAddress, reason: message },
+      "closing connection: malformed frame",
+    );
+    this.close(`malformed frame: ${message}`);
+  }
+
+  private markClosed(reason: string): void {
+    this.isClosed = true;
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.backlog = null;
+    try {
+      this.handler.onClose(this, reason);
+    } catch (err) {
+      this.options.log.error({ err }, "close handler threw");
+    }
+  }
+}
+
+function joinFrames(frames: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let pos = 0;
+  for (const frame of frames) {
+    out.set(frame, pos);
+    pos += frame.length;
+  }
+  return out;
+}
+
+/** Socket callbacks shared by every TcpConnection; each socket's data points at its connection. */
+export function tcpSocketHandlers(
+  onOpen: (socket: Socket<TcpSocketData>) => void,
+): SocketHandler<TcpSocketData, "buffer"> {
+  return {
+    binaryType: "buffer",
+    open: onOpen,
+    data(socket, chunk) {
+      socket.data.conn?.onData(chunk);
+    },
+    drain(socket) {
+      socket.data.conn?.onDrain();
+    },
+    close(socket, err) {
+      socket.data.conn?.onSocketClosed(err ? `socket error: ${err.message}` : "closed by peer");
+    },
+    error(socket, err) {
+      socket.data.conn?.onSocketClosed(`socket error: ${err.message}`);
+    },
+    end(socket) {
+      socket.data.conn?.close("peer ended the connection");
+    },
+    timeout(socket) {
+      socket.data.conn?.close("idle timeout");
+    },
+  };
+}
