@@ -1,0 +1,93 @@
+/**
+ * Message ids (spec §3): the broker's offset id (store host + physical offset, §3.1) and the
+ * client unique id carried in `UNIQ_KEY` (§3.2). Both are upper-case hex.
+ */
+import { formatHostAddress, type HostAddress } from "./host-address.ts";
+
+const HEX = "0123456789ABCDEF";
+
+export function toHex(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    s += HEX[b >> 4]! + HEX[b & 15]!;
+  }
+  return s;
+}
+
+export function fromHex(hex: string): Uint8Array {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new Error(`invalid hex: ${hex}`);
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/**
+ * Offset message id (spec §3.1): `ip(4|16) · port(i32) · physicalOffset(i64)`, 32 or 56 hex chars.
+ */
+export function encodeOffsetMessageId(storeHost: HostAddress, physicalOffset: number): string {
+  const n = storeHost.ip.length;
+  const buf = new Uint8Array(n + 12);
+  const dv = new DataView(buf.buffer);
+  buf.set(storeHost.ip, 0);
+  dv.setInt32(n, storeHost.port);
+  dv.setBigInt64(n + 4, BigInt(physicalOffset));
+  return toHex(buf);
+}
+
+export interface DecodedOffsetMessageId {
+  readonly storeHost: HostAddress;
+  /** `"ip:port"` of the broker that stored the message. */
+  readonly address: string;
+  readonly physicalOffset: number;
+}
+
+/** Decodes a 32- or 56-char offset message id; throws on any other shape. */
+export function decodeOffsetMessageId(id: string): DecodedOffsetMessageId {
+  if (id.length !== 32 && id.length !== 56) throw new Error(`not an offset message id: ${id}`);
+  const buf = fromHex(id);
+  const n = id.length === 32 ? 4 : 16;
+  const dv = new DataView(buf.buffer);
+  const storeHost = { ip: buf.slice(0, n), port: dv.getInt32(n) };
+  return {
+    storeHost,
+    address: formatHostAddress(storeHost),
+    physicalOffset: Number(dv.getBigInt64(n + 4)),
+  };
+}
+
+export interface UniqueIdOptions {
+  /** 4 or 16 bytes identifying this host. */
+  readonly ip: Uint8Array;
+  readonly pid: number;
+  /** Stands in for Java's class-loader hash: any per-process constant. */
+  readonly instanceHash: number;
+  readonly now?: () => number;
+}
+
+/**
+ * Generator of client unique ids (spec §3.2): `ip · pid(u16) · instanceHash(i32) · ms since the
+ * start of the local month (i32) · counter(u16)`.
+ */
+export function createUniqueIdGenerator(opts: UniqueIdOptions): () => string {
+  const now = opts.now ?? Date.now;
+  const n = opts.ip.length;
+  const fixed = new Uint8Array(n + 6);
+  fixed.set(opts.ip, 0);
+  const fdv = new DataView(fixed.buffer);
+  fdv.setUint16(n, opts.pid & 0xffff);
+  fdv.setInt32(n + 2, opts.instanceHash | 0);
+  const prefix = toHex(fixed);
+  let counter = 0;
+  const tail = new Uint8Array(6);
+  const tdv = new DataView(tail.buffer);
+  return () => {
+    const t = now();
+    const d = new Date(t);
+    const monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
+    tdv.setInt32(0, (t - monthStart) | 0);
+    tdv.setUint16(4, counter);
+    counter = (counter + 1) & 0xffff;
+    return prefix + toHex(tail);
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Message properties: the `name U+0001 value U+0002` string codec (spec §2.1) and the
+ * well-known property keys the broker and store act on (spec §2.2).
+ */
+
+export const NAME_VALUE_SEPARATOR = "\u0001";
+export const PROPERTY_SEPARATOR = "\u0002";
+
+/** Largest properties string in UTF-8 bytes: its length field in the record is an i16 (spec §1.7). */
+export const PROPERTIES_BYTES_MAX = 32767;
+
+/** `MessageConst` keys used by the store and broker (spec §2.2). */
+export const MessageConst = {
+  KEYS: "KEYS",
+  TAGS: "TAGS",
+  WAIT: "WAIT",
+  DELAY: "DELAY",
+  RETRY_TOPIC: "RETRY_TOPIC",
+  REAL_TOPIC: "REAL_TOPIC",
+  REAL_QID: "REAL_QID",
+  TRAN_MSG: "TRAN_MSG",
+  PGROUP: "PGROUP",
+  MIN_OFFSET: "MIN_OFFSET",
+  MAX_OFFSET: "MAX_OFFSET",
+  ORIGIN_MESSAGE_ID: "ORIGIN_MESSAGE_ID",
+  RECONSUME_TIME: "RECONSUME_TIME",
+  MSG_REGION: "MSG_REGION",
+  TRACE_ON: "TRACE_ON",
+  UNIQ_KEY: "UNIQ_KEY",
+  MAX_RECONSUME_TIMES: "MAX_RECONSUME_TIMES",
+  CONSUME_START_TIME: "CONSUME_START_TIME",
+  TRAN_PREPARED_QUEUE_OFFSET: "TRAN_PREPARED_QUEUE_OFFSET",
+  TRANSACTION_ID: "__transactionId__",
+  TRANSACTION_CHECK_TIMES: "TRANSACTION_CHECK_TIMES",
+  CHECK_IMMUNITY_TIME_IN_SECONDS: "CHECK_IMMUNITY_TIME_IN_SECONDS",
+  INSTANCE_ID: "INSTANCE_ID",
+  CORRELATION_ID: "CORRELATION_ID",
+  REPLY_TO_CLIENT: "REPLY_TO_CLIENT",
+  TTL: "TTL",
+  ARRIVE_TIME: "ARRIVE_TIME",
+  PUSH_REPLY_TIME: "PUSH_REPLY_TIME",
+  CLUSTER: "CLUSTER",
+  MSG_TYPE: "MSG_TYPE",
+  INNER_NUM: "INNER_NUM",
+  TIMER_DELIVER_MS: "TIMER_DELIVER_MS",
+  TIMER_DELAY_SEC: "TIMER_DELAY_SEC",
+  TIMER_DELAY_MS: "TIMER_DELAY_MS",
+  CRC32: "__CRC32#",
+} as const;
+
+/** Separator between several keys inside `KEYS` (spec §2.1). */
+export const KEY_SEPARATOR = " ";
+
+/**
+ * Encodes properties. Entries with an empty key or value are dropped because no parser keeps
+ * them; the trailing U+0002 is kept, as 5.2.0+ does (parsers accept both forms).
+ */
+export function encodeProperties(props: ReadonlyMap<string, string>): string {
+  let s = "";
+  for (const [k, v] of props) {
+    if (k.length === 0 || v.length === 0) continue;
+    s += k + NAME_VALUE_SEPARATOR + v + PROPERTY_SEPARATOR;
+  }
+  return s;
+}
+
+/**
+ * Decodes a properties string the way Java's `string2messageProperties` does: an entry needs a
+ * non-empty name and value; a later duplicate overwrites an earlier one.
+ */
+export function decodeProperties(s: string): Map<string, string> {
+  const map = new Map<string, string>();
+  let start = 0;
+  while (start < s.length) {
+    let end = s.indexOf(PROPERTY_SEPARATOR, start);
+    if (end < 0) end = s.length;
+    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
+    if (end - start >= 3 && sep > start && sep < end - 1) {
+      map.set(s.slice(start, sep), s.slice(sep + 1, end));
+    }
+    start = end + 1;
+  }
+  return map;
+}
+
+/** The individual keys of a `KEYS` value (space separated; empty parts skipped). */
+export function splitKeys(keys: string | undefined): string[] {
+  if (!keys) return [];
+  return keys.split(KEY_SEPARATOR).filter((k) => k.length > 0);
+}

@@ -1,0 +1,277 @@
+/**
+ * Encoder, decoder and validity check of the stored message record (spec §4). The positions
+ * come from `recordLayout` in record-layout.ts; nothing here hard-codes a variable offset.
+ */
+import { bodyCrc } from "./crc32.ts";
+import type { HostAddress } from "./host-address.ts";
+import { encodeOffsetMessageId } from "./message-id.ts";
+import { decodeProperties, PROPERTIES_BYTES_MAX } from "./properties.ts";
+import {
+  BLANK,
+  BLANK_RECORD_BYTES,
+  RECORD,
+  type RecordLayout,
+  readI64,
+  recordLayout,
+  writeI64,
+} from "./record-layout.ts";
+import { MagicCode, MessageSysFlag, TOPIC_V1_BYTES_MAX } from "./sys-flag.ts";
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/** Largest topic in a v2 record: its length field is an i16. */
+export const TOPIC_V2_BYTES_MAX = 32767;
+
+/** Everything a record holds except what the store assigns on its append path. */
+export interface RecordInput {
+  readonly topic: string;
+  readonly queueId: number;
+  readonly flag: number;
+  readonly sysFlag: number;
+  readonly bornTimestamp: number;
+  readonly bornHost: HostAddress;
+  readonly storeHost: HostAddress;
+  readonly reconsumeTimes: number;
+  readonly preparedTransactionOffset: number;
+  readonly body: Uint8Array;
+  /** The encoded properties string (spec §2.1). */
+  readonly properties: string;
+}
+
+/** Assigned by the store when the record is appended. */
+export interface RecordPlacement {
+  readonly queueOffset: number;
+  readonly physicalOffset: number;
+  readonly storeTimestamp: number;
+}
+
+/** A record ready to be written: sizes known, strings encoded, CRC computed, host flags set. */
+export interface PreparedRecord {
+  readonly input: RecordInput;
+  readonly layout: RecordLayout;
+  readonly magicCode: number;
+  readonly sysFlag: number;
+  readonly bodyCrc: number;
+  readonly topicBytes: Uint8Array;
+  readonly propertiesBytes: Uint8Array;
+}
+
+export class RecordTooLargeError extends Error {
+  constructor(
+    readonly field: "topic" | "properties",
+    readonly bytes: number,
+  ) {
+    super(`${field} is ${bytes} bytes, over the record's length field`);
+  }
+}
+
+/**
+ * Prepares a record. Host V6 flags follow the host byte lengths; v2 is used only for topics over
+ * 127 bytes (spec §4.2). Throws RecordTooLargeError if a length field would overflow.
+ */
+export function prepareRecord(input: RecordInput): PreparedRecord {
+  const topicBytes = utf8.encode(input.topic);
+  const propertiesBytes = utf8.encode(input.properties);
+  if (propertiesBytes.length > PROPERTIES_BYTES_MAX) {
+    throw new RecordTooLargeError("properties", propertiesBytes.length);
+  }
+  if (topicBytes.length > TOPIC_V2_BYTES_MAX) throw new RecordTooLargeError("topic", topicBytes.length);
+  const magicCode = topicBytes.length > TOPIC_V1_BYTES_MAX ? MagicCode.MESSAGE_V2 : MagicCode.MESSAGE;
+  let sysFlag = input.sysFlag & ~(MessageSysFlag.BORNHOST_V6_FLAG | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG);
+  if (input.bornHost.ip.length === 16) sysFlag |= MessageSysFlag.BORNHOST_V6_FLAG;
+  if (input.storeHost.ip.length === 16) sysFlag |= MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;
+  const layout = recordLayout(
+    sysFlag,
+    magicCode,
+    input.body.length,
+    topicBytes.length,
+    propertiesBytes.length,
+  );
+  return { input, layout, magicCode, sysFlag, bodyCrc: bodyCrc(input.body), topicBytes, propertiesBytes };
+}
+
+function writeHost(dst: Uint8Array, dv: DataView, pos: number, host: HostAddress): void {
+  dst.set(host.ip, pos);
+  dv.setInt32(pos + host.ip.length, host.port);
+}
+
+/** Writes a prepared record at `dst[pos]`; `dv` views the same bytes as `dst`. */
+export function writeRecord(
+  dst: Uint8Array,
+  dv: DataView,
+  pos: number,
+  p: PreparedRecord,
+  at: RecordPlacement,
+): void {
+  const L = p.layout;
+  const m = p.input;
+  dv.setInt32(pos + RECORD.totalSize[0], L.totalSize);
+  dv.setInt32(pos + RECORD.magicCode[0], p.magicCode);
+  dv.setInt32(pos + RECORD.bodyCrc[0], p.bodyCrc);
+  dv.setInt32(pos + RECORD.queueId[0], m.queueId);
+  dv.setInt32(pos + RECORD.flag[0], m.flag);
+  writeI64(dv, pos + RECORD.queueOffset[0], at.queueOffset);
+  writeI64(dv, pos + RECORD.physicalOffset[0], at.physicalOffset);
+  dv.setInt32(pos + RECORD.sysFlag[0], p.sysFlag);
+  writeI64(dv, pos + RECORD.bornTimestamp[0], m.bornTimestamp);
+  writeHost(dst, dv, pos + L.bornHost, m.bornHost);
+  writeI64(dv, pos + L.storeTimestamp, at.storeTimestamp);
+  writeHost(dst, dv, pos + L.storeHost, m.storeHost);
+  dv.setInt32(pos + L.reconsumeTimes, m.reconsumeTimes);
+  writeI64(dv, pos + L.preparedTransactionOffset, m.preparedTransactionOffset);
+  dv.setInt32(pos + L.bodyLength, m.body.length);
+  dst.set(m.body, pos + L.body);
+  if (L.topicLengthBytes === 2) dv.setInt16(pos + L.topicLength, p.topicBytes.length);
+  else dv.setInt8(pos + L.topicLength, p.topicBytes.length);
+  dst.set(p.topicBytes, pos + L.topic);
+  dv.setInt16(pos + L.propertiesLength, p.propertiesBytes.length);
+  dst.set(p.propertiesBytes, pos + L.properties);
+}
+
+/** Encodes one whole record into a fresh buffer. */
+export function encodeRecord(input: RecordInput, at: RecordPlacement): Uint8Array {
+  const p = prepareRecord(input);
+  const out = new Uint8Array(p.layout.totalSize);
+  writeRecord(out, new DataView(out.buffer), 0, p, at);
+  return out;
+}
+
+/** Writes the 8-byte BLANK header that fills the rest of a CommitLog file (spec §5.2). */
+export function writeBlank(dv: DataView, pos: number, remaining: number): void {
+  dv.setInt32(pos + BLANK.totalSize[0], remaining);
+  dv.setInt32(pos + BLANK.magicCode[0], MagicCode.BLANK);
+}
+
+/** A decoded record (Java's MessageExt as read from the store). */
+export interface DecodedRecord {
+  readonly storeSize: number;
+  readonly magicCode: number;
+  readonly bodyCrc: number;
+  readonly queueId: number;
+  readonly flag: number;
+  readonly queueOffset: number;
+  readonly physicalOffset: number;
+  readonly sysFlag: number;
+  readonly bornTimestamp: number;
+  readonly bornHost: HostAddress;
+  readonly storeTimestamp: number;
+  readonly storeHost: HostAddress;
+  readonly reconsumeTimes: number;
+  readonly preparedTransactionOffset: number;
+  /** A view into the source bytes, not a copy. */
+  readonly body: Uint8Array;
+  readonly topic: string;
+  readonly propertiesString: string;
+  readonly properties: Map<string, string>;
+  /** Offset message id (spec §3.1). */
+  readonly msgId: string;
+}
+
+function readHost(src: Uint8Array, dv: DataView, pos: number, bytes: number): HostAddress {
+  return { ip: src.slice(pos, pos + bytes - 4), port: dv.getInt32(pos + bytes - 4) };
+}
+
+/** Decodes the record at `src[pos]`. Assumes `checkRecord` accepted it, or throws RangeError. */
+export function decodeRecord(src: Uint8Array, pos = 0): DecodedRecord {
+  const dv = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  const magicCode = dv.getInt32(pos + RECORD.magicCode[0]);
+  const sysFlag = dv.getInt32(pos + RECORD.sysFlag[0]);
+  // Lengths are read in layout order: body length first, then topic length after the body.
+  const head = recordLayout(sysFlag, magicCode, 0, 0, 0);
+  const bodyBytes = dv.getInt32(pos + head.bodyLength);
+  const topicLenPos = pos + head.topicLength + bodyBytes;
+  const topicBytes = head.topicLengthBytes === 2 ? dv.getInt16(topicLenPos) : dv.getUint8(topicLenPos);
+  const propsLenPos = topicLenPos + head.topicLengthBytes + topicBytes;
+  const propertiesBytes = dv.getInt16(propsLenPos);
+  const L = recordLayout(sysFlag, magicCode, bodyBytes, topicBytes, propertiesBytes);
+  if (pos + L.totalSize > src.length) throw new RangeError("record runs past the end of the buffer");
+  const storeHost = readHost(src, dv, pos + L.storeHost, L.storeHostBytes);
+  const physicalOffset = readI64(dv, pos + RECORD.physicalOffset[0]);
+  const propertiesString = utf8Decoder.decode(src.subarray(pos + L.properties, pos + L.totalSize));
+  return {
+    storeSize: dv.getInt32(pos + RECORD.totalSize[0]),
+    magicCode,
+    bodyCrc: dv.getInt32(pos + RECORD.bodyCrc[0]),
+    queueId: dv.getInt32(pos + RECORD.queueId[0]),
+    flag: dv.getInt32(pos + RECORD.flag[0]),
+    queueOffset: readI64(dv, pos + RECORD.queueOffset[0]),
+    physicalOffset,
+    sysFlag,
+    bornTimestamp: readI64(dv, pos + RECORD.bornTimestamp[0]),
+    bornHost: readHost(src, dv, pos + L.bornHost, L.bornHostBytes),
+    storeTimestamp: readI64(dv, pos + L.storeTimestamp),
+    storeHost,
+    reconsumeTimes: dv.getInt32(pos + L.reconsumeTimes),
+    preparedTransactionOffset: readI64(dv, pos + L.preparedTransactionOffset),
+    body: src.subarray(pos + L.body, pos + L.body + bodyBytes),
+    topic: utf8Decoder.decode(src.subarray(pos + L.topic, pos + L.topic + topicBytes)),
+    propertiesString,
+    properties: decodeProperties(propertiesString),
+    msgId: encodeOffsetMessageId(storeHost, physicalOffset),
+  };
+}
+
+/** Outcome of checking the bytes at one position of a CommitLog file. */
+export type RecordCheck =
+  | { readonly kind: "message"; readonly size: number }
+  | { readonly kind: "blank"; readonly size: number }
+  | { readonly kind: "invalid"; readonly reason: string };
+
+export interface RecordCheckOptions {
+  /** Verify BODYCRC (recovery does; spec §4.4 `checkCRCOnRecover`). */
+  readonly checkCrc: boolean;
+  /** If given, PHYSICALOFFSET must equal it: a record found elsewhere is stale. */
+  readonly physicalOffset?: number;
+}
+
+/**
+ * Validates the record at `src[pos]` whose bytes end at `src[end]` (Java's
+ * `checkMessageAndReturnSize`): known magic, TOTALSIZE equal to the recomputed length and within
+ * the bytes available, and optionally the body CRC.
+ */
+export function checkRecord(
+  src: Uint8Array,
+  pos: number,
+  end: number,
+  opts: RecordCheckOptions,
+): RecordCheck {
+  if (end - pos < BLANK_RECORD_BYTES) return { kind: "invalid", reason: "fewer than 8 bytes left" };
+  const dv = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  const totalSize = dv.getInt32(pos + RECORD.totalSize[0]);
+  const magicCode = dv.getInt32(pos + RECORD.magicCode[0]);
+  if (magicCode === MagicCode.BLANK) {
+    return totalSize >= BLANK_RECORD_BYTES ? { kind: "blank", size: totalSize } : invalid("bad blank size");
+  }
+  if (magicCode !== MagicCode.MESSAGE && magicCode !== MagicCode.MESSAGE_V2) return invalid("bad magic code");
+  if (totalSize <= 0 || totalSize > end - pos) return invalid("total size exceeds the bytes available");
+  const sysFlag = dv.getInt32(pos + RECORD.sysFlag[0]);
+  const head = recordLayout(sysFlag, magicCode, 0, 0, 0);
+  if (head.totalSize > totalSize) return invalid("total size below the fixed part");
+  const bodyBytes = dv.getInt32(pos + head.bodyLength);
+  if (bodyBytes < 0 || head.totalSize + bodyBytes > totalSize) return invalid("bad body length");
+  const topicLenPos = pos + head.topicLength + bodyBytes;
+  const topicBytes = head.topicLengthBytes === 2 ? dv.getInt16(topicLenPos) : dv.getUint8(topicLenPos);
+  if (topicBytes < 0 || topicLenPos + head.topicLengthBytes + topicBytes + 2 > pos + totalSize) {
+    return invalid("bad topic length");
+  }
+  const propertiesBytes = dv.getInt16(topicLenPos + head.topicLengthBytes + topicBytes);
+  const L = recordLayout(sysFlag, magicCode, bodyBytes, topicBytes, propertiesBytes);
+  if (propertiesBytes < 0 || L.totalSize !== totalSize) return invalid("total size differs from the fields");
+  if (
+    opts.physicalOffset !== undefined &&
+    readI64(dv, pos + RECORD.physicalOffset[0]) !== opts.physicalOffset
+  ) {
+    return invalid("physical offset differs from the record's position");
+  }
+  if (opts.checkCrc) {
+    const crc = dv.getInt32(pos + RECORD.bodyCrc[0]);
+    if (crc !== bodyCrc(src.subarray(pos + L.body, pos + L.body + bodyBytes)))
+      return invalid("body CRC mismatch");
+  }
+  return { kind: "message", size: totalSize };
+}
+
+function invalid(reason: string): RecordCheck {
+  return { kind: "invalid", reason };
+}
