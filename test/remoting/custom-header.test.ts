@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { defineHeader, field, RemotingError, ResponseCode } from "../../src/remoting/index.ts";
+
+const PullHeader = defineHeader({
+  consumerGroup: field.string(),
+  queueId: field.int(),
+  queueOffset: field.long(),
+  subscription: field.string().optional(),
+  unitMode: field.bool().optional(),
+});
+
+const SendV2 = defineHeader({ producerGroup: field.string().as("a"), topic: field.string().as("b") });
+
+describe("typed custom headers", () => {
+  test("decode parses each field as Java does", () => {
+    expect(
+      PullHeader.decode({
+        consumerGroup: "G",
+        queueId: "3",
+        queueOffset: "9007199254740991",
+        unitMode: "TRUE",
+        extra: "x",
+      }),
+    ).toEqual({ consumerGroup: "G", queueId: 3, queueOffset: 9007199254740991, unitMode: true });
+  });
+
+  test("Boolean.parseBoolean: only 'true' in any case is true", () => {
+    expect(
+      PullHeader.decode({ consumerGroup: "G", queueId: "0", queueOffset: "0", unitMode: "yes" }).unitMode,
+    ).toBe(false);
+  });
+
+  test("a missing required field answers SYSTEM_ERROR naming it", () => {
+    const err = (() => {
+      try {
+        PullHeader.decode({ consumerGroup: "G", queueOffset: "1" });
+      } catch (e) {
+        return e;
+      }
+    })() as RemotingError;
+    expect(err).toBeInstanceOf(RemotingError);
+    expect({ code: err.code, remark: err.remark }).toEqual({
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: "the custom field <queueId> is null",
+    });
+  });
+
+  test("a non-number or an int overflow answers SYSTEM_ERROR", () => {
+    expect(() => PullHeader.decode({ consumerGroup: "G", queueId: "abc", queueOffset: "1" })).toThrow(
+      "<queueId>",
+    );
+    expect(() => PullHeader.decode({ consumerGroup: "G", queueId: "2147483648", queueOffset: "1" })).toThrow(
+      "<queueId>",
+    );
+    expect(() => PullHeader.decode({ consumerGroup: "G", queueId: "1", queueOffset: "1.5" })).toThrow(
+      "<queueOffset>",
+    );
+  });
+
+  test("encode writes strings and leaves absent fields out", () => {
+    expect(PullHeader.encode({ consumerGroup: "G", queueId: 1, queueOffset: 2 })).toEqual({
+      consumerGroup: "G",
+      queueId: "1",
+      queueOffset: "2",
+    });
+  });
+
+  test("wire names differ from property names where the protocol says so", () => {
+    expect(SendV2.encode({ producerGroup: "P", topic: "T" })).toEqual({ a: "P", b: "T" });
+    expect(SendV2.decode({ a: "P", b: "T" })).toEqual({ producerGroup: "P", topic: "T" });
+  });
+});
