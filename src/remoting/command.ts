@@ -12,6 +12,15 @@ export const RemotingFlag = {
 
 export type ExtFields = Record<string, string>;
 
+/** Sets an ext field safely: a peer may send any key, "__proto__" included. */
+export function setExtField(fields: ExtFields, key: string, value: string): void {
+  if (key === "__proto__") {
+    Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    fields[key] = value;
+  }
+}
+
 export class RemotingCommand {
   code: number;
   language: string;

@@ -3,7 +3,7 @@
  * extFields; readers accept what real clients send: numbers/booleans in extFields (ali-ons, C++),
  * a trailing newline (C++), missing flag/version/language/opaque, a numeric language.
  */
-import { type ExtFields, RemotingCommand } from "./command.ts";
+import { type ExtFields, RemotingCommand, setExtField } from "./command.ts";
 import { FrameError } from "./errors.ts";
 import { languageFromJson } from "./language-code.ts";
 import { SerializeType } from "./serialize-type.ts";
@@ -69,8 +69,9 @@ function extFieldsOf(raw: unknown): ExtFields | null {
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     if (value === null || value === undefined) continue;
     // fastjson fills HashMap<String,String> with the text of any scalar (spec §2.2).
-    out[key] =
+    const text =
       typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+    setExtField(out, key, text);
   }
   return out;
 }

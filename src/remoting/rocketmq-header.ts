@@ -7,7 +7,7 @@
  * A zero-length string decodes to null (an empty ext value keeps its key with "" here, since our
  * extFields hold strings only). code and version must fit int16; callers fall back to JSON otherwise.
  */
-import { type ExtFields, RemotingCommand } from "./command.ts";
+import { type ExtFields, RemotingCommand, setExtField } from "./command.ts";
 import { FrameError } from "./errors.ts";
 import { languageFromByte, languageToByte } from "./language-code.ts";
 import { SerializeType } from "./serialize-type.ts";
@@ -99,7 +99,7 @@ export function decodeRocketMqHeader(bytes: Uint8Array): RemotingCommand {
       pos += 4;
       if (valLen < 0 || pos + valLen > end)
         throw new FrameError("ROCKETMQ header: string length exceed limit");
-      extFields[key] = utf8Decoder.decode(bytes.subarray(pos, pos + valLen));
+      setExtField(extFields, key, utf8Decoder.decode(bytes.subarray(pos, pos + valLen)));
       pos += valLen;
     }
   }
