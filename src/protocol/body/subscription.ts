@@ -1,0 +1,70 @@
+/**
+ * SubscriptionData (spec broker §7.7): a consumer's filter for one topic. Built from a tag
+ * expression as Java's FilterAPI does: "*" or empty matches all, otherwise tags split on "||",
+ * each with its Java String.hashCode in codeSet.
+ */
+import { javaStringHash } from "../message/java-hash.ts";
+
+export const ExpressionType = { TAG: "TAG", SQL92: "SQL92" } as const;
+export type ExpressionType = (typeof ExpressionType)[keyof typeof ExpressionType];
+
+export const SUB_ALL = "*";
+
+export interface SubscriptionData {
+  topic: string;
+  subString: string;
+  tagsSet: string[];
+  codeSet: number[];
+  subVersion: number;
+  expressionType: string;
+  classFilterMode: boolean;
+}
+
+export function buildSubscription(
+  topic: string,
+  expression: string | null | undefined,
+  subVersion = Date.now(),
+): SubscriptionData {
+  const sub: SubscriptionData = {
+    topic,
+    subString: SUB_ALL,
+    tagsSet: [],
+    codeSet: [],
+    subVersion,
+    expressionType: ExpressionType.TAG,
+    classFilterMode: false,
+  };
+  if (!expression || expression.trim() === "" || expression.trim() === SUB_ALL) return sub;
+  sub.subString = expression;
+  for (const part of expression.split("||")) {
+    const tag = part.trim();
+    if (tag === "" || sub.tagsSet.includes(tag)) continue;
+    sub.tagsSet.push(tag);
+    sub.codeSet.push(javaStringHash(tag));
+  }
+  return sub;
+}
+
+/** True when a consume-queue tags code passes the subscription (broker-side hash filter). */
+export function matchesTagsCode(sub: SubscriptionData | null | undefined, tagsCode: number): boolean {
+  if (!sub || sub.classFilterMode) return true;
+  if (sub.expressionType !== ExpressionType.TAG) return true;
+  if (sub.subString === SUB_ALL) return true;
+  // The CQ stores a long; compare its low 32 bits as Java does with (int) tagsCode.
+  return sub.codeSet.includes(tagsCode | 0);
+}
+
+/** Normalises a subscription received from a client (C++ omits arrays and sends subVersion as text). */
+export function subscriptionFromJson(raw: Record<string, unknown>): SubscriptionData {
+  const topic = String(raw.topic ?? "");
+  const expressionType = typeof raw.expressionType === "string" ? raw.expressionType : ExpressionType.TAG;
+  const subString = typeof raw.subString === "string" ? raw.subString : SUB_ALL;
+  const subVersion = Number(raw.subVersion ?? 0) || 0;
+  if (expressionType !== ExpressionType.TAG) {
+    return { topic, subString, tagsSet: [], codeSet: [], subVersion, expressionType, classFilterMode: false };
+  }
+  // Recomputing the codes from the expression is safe and fixes clients that omit codeSet (spec §7.7).
+  const sub = buildSubscription(topic, subString, subVersion);
+  sub.classFilterMode = raw.classFilterMode === true;
+  return sub;
+}

@@ -1,0 +1,40 @@
+/** Broker administration headers (spec broker §8.11, §12): topics, groups, stats, offsets reset. */
+import { defineHeader, field } from "../../remoting/custom-header.ts";
+
+export const CreateTopicRequestHeader = defineHeader({
+  topic: field.string(),
+  defaultTopic: field.string().optional(),
+  readQueueNums: field.int(),
+  writeQueueNums: field.int(),
+  perm: field.int(),
+  topicFilterType: field.string().optional(),
+  topicSysFlag: field.int().optional(),
+  order: field.bool().optional(),
+  attributes: field.string().optional(),
+  force: field.bool().optional(),
+});
+
+export const TopicRequestHeader = defineHeader({ topic: field.string() });
+
+export const GroupRequestHeader = defineHeader({ consumerGroup: field.string() });
+
+export const DeleteSubscriptionGroupRequestHeader = defineHeader({
+  groupName: field.string(),
+  cleanOffset: field.bool().optional(),
+});
+
+export const GetConsumeStatsRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  topic: field.string().optional(),
+});
+
+export const ResetOffsetRequestHeader = defineHeader({
+  topic: field.string(),
+  group: field.string(),
+  timestamp: field.long(),
+  isForce: field.bool(),
+  queueId: field.int().optional(),
+  offset: field.long().optional(),
+});
+
+export const GetProducerConnectionListRequestHeader = defineHeader({ producerGroup: field.string() });
