@@ -1,0 +1,302 @@
+/**
+ * Loads one role's configuration: defaults, environment, `.properties` file and command-line
+ * overrides, validated into frozen typed sections. The only module that reads `process.env`.
+ */
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { brokerConfig, DEFAULT_BROKER_NAME, DEFAULT_BROKER_PORT } from "./broker-config.ts";
+import { ConfigError, type ConfigProblem } from "./errors.ts";
+import { gatewayConfig } from "./gateway-config.ts";
+import { detectHost, type HostFacts } from "./host.ts";
+import { messageStoreConfig, storePathRootDirUnder } from "./message-store-config.ts";
+import {
+  configStorePathUnder,
+  DEFAULT_NAMESRV_PORT,
+  kvConfigPathUnder,
+  namesrvConfig,
+} from "./namesrv-config.ts";
+import { nettyClientConfig, nettyServerConfig } from "./netty-config.ts";
+import { type PropertyEntry, parsePropertyEntries } from "./properties.ts";
+import { rocketbunBrokerConfig, rocketbunConfig, startConfig } from "./rocketbun-config.ts";
+import {
+  type BrokerRoleConfig,
+  type GatewayRoleConfig,
+  type NamesrvRoleConfig,
+  ROLE_SECTIONS,
+  type RoleConfigs,
+  type RoleName,
+} from "./role-config.ts";
+import {
+  claims,
+  defaultsOf,
+  type Fields,
+  type Section,
+  type SectionValues,
+  validateSection,
+} from "./schema.ts";
+import { suggestKey } from "./suggest.ts";
+
+export interface LoadOptions {
+  /** A Java `.properties` file (`-c`). */
+  readonly file?: string;
+  /** Property-name overrides from command-line flags; they win over everything. */
+  readonly overrides?: Readonly<Record<string, string>>;
+  /** Defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Defaults to this machine's facts. */
+  readonly host?: HostFacts;
+}
+
+/** One section with its effective values, for `-p` printing. */
+export interface PrintableSection {
+  readonly section: Section;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+export interface LoadedConfig<R extends RoleName> {
+  readonly role: R;
+  readonly config: RoleConfigs[R];
+  /** Every section of the role with its values, in `-p` order. */
+  readonly sections: readonly PrintableSection[];
+  readonly file: string | undefined;
+  /** Java keys present in the input that RocketBun accepts and ignores. */
+  readonly ignoredKeys: readonly string[];
+}
+
+/** Java's variables keep Java's meaning: a default that the file overrides. */
+const JAVA_ENV: Readonly<Record<string, string>> = {
+  NAMESRV_ADDR: "namesrvAddr",
+  ROCKETMQ_HOME: "rocketmqHome",
+};
+
+const COMMON_ENV = { ROCKETBUN_HOME: "rocketbunHome", ROCKETBUN_LOG_LEVEL: "logLevel" } as const;
+
+/** RocketBun's variables override the file (deployment beats the shipped file); flags beat both. */
+const ROCKETBUN_ENV: { readonly [R in RoleName]: Readonly<Record<string, string>> } = {
+  namesrv: { ...COMMON_ENV, ROCKETBUN_NAMESRV_PORT: "listenPort" },
+  broker: { ...COMMON_ENV, ROCKETBUN_BROKER_PORT: "listenPort" },
+  gateway: { ...COMMON_ENV, ROCKETBUN_GATEWAY_PORT: "gatewayPort" },
+  start: {
+    ...COMMON_ENV,
+    ROCKETBUN_NAMESRV_PORT: "namesrvListenPort",
+    ROCKETBUN_BROKER_PORT: "listenPort",
+    ROCKETBUN_GATEWAY_PORT: "gatewayPort",
+  },
+};
+
+interface Sourced {
+  readonly value: string;
+  readonly origin: string;
+}
+
+function describeReadError(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "ENOENT") return "config file not found";
+  if (code === "EISDIR") return "is a directory, not a config file";
+  if (code === "EACCES" || code === "EPERM") return "config file is not readable (permission denied)";
+  return `cannot read config file: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** Reads a `.properties` file as UTF-8, falling back to ISO-8859-1 (what Java's Properties reads). */
+export async function readConfigFile(file: string): Promise<PropertyEntry[]> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    throw new ConfigError([{ origin: file, message: describeReadError(err) }], { cause: err });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    text = new TextDecoder("latin1").decode(bytes);
+  }
+  return parsePropertyEntries(text, file);
+}
+
+/** Merges the input layers, lowest first; reports keys no section of the role claims. */
+async function gatherEntries(role: RoleName, options: LoadOptions): Promise<Map<string, Sourced>> {
+  const sections = ROLE_SECTIONS[role];
+  const claimed = (key: string) => sections.some((s) => claims(s, key));
+  const env = options.env ?? process.env;
+  const merged = new Map<string, Sourced>();
+  const unknown: ConfigProblem[] = [];
+  const put = (key: string, value: string, origin: string, strict: boolean) => {
+    if (claimed(key)) merged.set(key, { value, origin });
+    else if (strict) unknown.push({ origin, key, message: `unknown key${suggestKey(key, sections)}` });
+  };
+
+  for (const [name, key] of Object.entries(JAVA_ENV)) {
+    const value = env[name];
+    // Inside `start` the broker and gateway talk to the embedded NameServer, not to NAMESRV_ADDR.
+    if (value && !(role === "start" && name === "NAMESRV_ADDR")) {
+      put(key, value, `environment variable ${name}`, false);
+    }
+  }
+  if (options.file !== undefined) {
+    for (const e of await readConfigFile(options.file))
+      put(e.key, e.value, `${options.file}:${e.line}`, true);
+  }
+  for (const [name, key] of Object.entries(ROCKETBUN_ENV[role])) {
+    const value = env[name];
+    if (value) put(key, value, `environment variable ${name}`, true);
+  }
+  for (const [key, value] of Object.entries(options.overrides ?? {})) put(key, value, "command line", true);
+
+  if (unknown.length > 0) throw new ConfigError(unknown);
+  return merged;
+}
+
+/** Validates sections against one set of entries, collecting every problem before throwing. */
+class Validator {
+  readonly problems: ConfigProblem[] = [];
+  // Sections shared by several roles of `start` are validated more than once; report once.
+  private readonly reported = new Set<string>();
+  readonly values = new Map<Section, Readonly<Record<string, unknown>>>();
+  private readonly raw: ReadonlyMap<string, string>;
+
+  constructor(private readonly entries: ReadonlyMap<string, Sourced>) {
+    this.raw = new Map([...entries].map(([k, s]) => [k, s.value]));
+  }
+
+  report(problem: ConfigProblem): void {
+    const id = `${problem.origin}\0${problem.key}\0${problem.message}`;
+    if (this.reported.has(id)) return;
+    this.reported.add(id);
+    this.problems.push(problem);
+  }
+
+  origin(key: string): string | undefined {
+    return this.entries.get(key)?.origin;
+  }
+
+  /** The trimmed input value of a key, when given. */
+  given(key: string): string | undefined {
+    return this.raw.get(key)?.trim();
+  }
+
+  section<F extends Fields>(section: Section<F>, defaults: Partial<SectionValues<F>> = {}): SectionValues<F> {
+    const result = validateSection(section, this.raw, defaults, (k) => this.origin(k));
+    // On failure, continue with defaults so that later sections report their problems too.
+    const values = result.ok ? result.values : defaultsOf(section);
+    if (!result.ok) for (const p of result.problems) this.report(p);
+    this.values.set(section, values);
+    return values;
+  }
+}
+
+function haPortFor(listenPort: number): number {
+  return listenPort > 0 && listenPort < 65535 ? listenPort + 1 : 0;
+}
+
+/** `embeddedPort`: inside `start`, the NameServer's port, which the broker's listenPort must not set. */
+function buildNamesrv(
+  v: Validator,
+  host: HostFacts,
+  file: string | undefined,
+  embeddedPort?: number,
+): NamesrvRoleConfig {
+  const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
+  const home = rocketbun.rocketbunHome;
+  const namesrv = v.section(namesrvConfig, {
+    kvConfigPath: kvConfigPathUnder(home),
+    configStorePath: file === undefined ? configStorePathUnder(home) : resolve(file),
+  });
+  let nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_NAMESRV_PORT });
+  if (embeddedPort !== undefined) nettyServer = Object.freeze({ ...nettyServer, listenPort: embeddedPort });
+  const nettyClient = v.section(nettyClientConfig);
+  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient });
+}
+
+function buildBroker(
+  v: Validator,
+  host: HostFacts,
+  file: string | undefined,
+  namesrvAddr?: string,
+): BrokerRoleConfig {
+  const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
+  const nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_BROKER_PORT });
+  const root = v.given("storePathRootDir") ?? storePathRootDirUnder(rocketbun.rocketbunHome);
+  const messageStore = v.section(messageStoreConfig, {
+    storePathRootDir: root,
+    storePathCommitLog: join(root, "commitlog"),
+    haListenPort: haPortFor(nettyServer.listenPort),
+  });
+  let broker = v.section(brokerConfig, {
+    brokerName: host.hostName || DEFAULT_BROKER_NAME,
+    brokerIP1: host.localAddress,
+    brokerIP2: host.localAddress,
+    brokerConfigPath: file === undefined ? join(root, "config", "broker.properties") : resolve(file),
+    ...(namesrvAddr === undefined ? {} : { namesrvAddr }),
+  });
+  // Java's BrokerStartup: a master is always id 0; a slave must say which slave it is.
+  if (messageStore.brokerRole === "SLAVE" && broker.brokerId <= 0) {
+    const origin = v.origin("brokerId") ?? v.origin("brokerRole");
+    v.report({ origin, key: "brokerId", message: "a SLAVE needs brokerId > 0" });
+  } else if (messageStore.brokerRole !== "SLAVE" && broker.brokerId !== 0) {
+    broker = Object.freeze({ ...broker, brokerId: 0 });
+    v.values.set(brokerConfig, broker);
+  }
+  const limits = v.section(rocketbunBrokerConfig);
+  const nettyClient = v.section(nettyClientConfig);
+  return Object.freeze({ rocketbun, broker, messageStore, limits, nettyServer, nettyClient });
+}
+
+function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): GatewayRoleConfig {
+  const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
+  const gateway = v.section(gatewayConfig, namesrvAddr === undefined ? {} : { namesrvAddr });
+  const nettyClient = v.section(nettyClientConfig);
+  return Object.freeze({ rocketbun, gateway, nettyClient });
+}
+
+function build(
+  role: RoleName,
+  v: Validator,
+  host: HostFacts,
+  file: string | undefined,
+): RoleConfigs[RoleName] {
+  switch (role) {
+    case "namesrv":
+      return buildNamesrv(v, host, file);
+    case "broker":
+      return buildBroker(v, host, file);
+    case "gateway":
+      return buildGateway(v, host);
+    case "start": {
+      const start = v.section(startConfig);
+      const local = `127.0.0.1:${start.namesrvListenPort}`;
+      const namesrv = buildNamesrv(v, host, file, start.namesrvListenPort);
+      const gateway = buildGateway(v, host, local);
+      // Built last so that the printed nettyServerConfig is the broker's.
+      const broker = buildBroker(v, host, file, local);
+      return Object.freeze({ rocketbun: broker.rocketbun, start, namesrv, broker, gateway });
+    }
+  }
+}
+
+/**
+ * Loads a role's configuration. Precedence, lowest first: defaults, NAMESRV_ADDR / ROCKETMQ_HOME,
+ * the file, ROCKETBUN_* variables, `overrides`. Throws ConfigError naming origin, key and problem.
+ */
+export async function loadRoleConfig<R extends RoleName>(
+  role: R,
+  options: LoadOptions = {},
+): Promise<LoadedConfig<R>> {
+  const entries = await gatherEntries(role, options);
+  const host = options.host ?? detectHost();
+  const v = new Validator(entries);
+  const config = build(role, v, host, options.file);
+  if (v.problems.length > 0) throw new ConfigError(v.problems);
+
+  const sections = ROLE_SECTIONS[role];
+  const ignoredKeys = [...entries.keys()]
+    .filter((k) => !sections.some((s) => Object.hasOwn(s.fields, k)))
+    .sort();
+  return Object.freeze({
+    role,
+    config: config as RoleConfigs[R],
+    sections: sections.map((section) => ({ section, values: v.values.get(section) ?? defaultsOf(section) })),
+    file: options.file,
+    ignoredKeys,
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * RocketBun's own keys, kept apart from RocketMQ's: home directory, log level, the byte and count
+ * limits every connection obeys, the wire identity we send, and the embedded (`start`) layout.
+ */
+import { homedir } from "node:os";
+import { DEFAULT_NAMESRV_PORT } from "./namesrv-config.ts";
+import { type ConfigOf, defineSection } from "./schema.ts";
+
+/** Java's frame limit (`com.rocketmq.remoting.frameMaxLength`). */
+export const DEFAULT_FRAME_BYTES_MAX = 16_777_216;
+export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 32 * 1024 * 1024;
+export const DEFAULT_PENDING_REQUESTS_MAX = 65_535;
+export const DEFAULT_HELD_PULLS_MAX = 65_536;
+export const DEFAULT_PULL_SUSPEND_MS_MAX = 60_000;
+/** MQVersion V4_9_4: the first version a Java NameServer answers with standard JSON. */
+export const DEFAULT_REMOTING_VERSION = 401;
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+/** LanguageCode names; JAVA by default because older Java peers decode unknown codes as null. */
+export const REMOTING_LANGUAGES = [
+  "JAVA",
+  "CPP",
+  "DOTNET",
+  "PYTHON",
+  "DELPHI",
+  "ERLANG",
+  "RUBY",
+  "OTHER",
+  "HTTP",
+  "GO",
+  "PHP",
+  "OMS",
+  "RUST",
+  "NODE_JS",
+] as const;
+
+/** Keys every role reads. */
+export const rocketbunConfig = defineSection("rocketbunConfig", {
+  rocketbunHome: {
+    type: "string",
+    default: homedir(),
+    doc: "directory under which paths not given default (store/, namesrv/); env ROCKETBUN_HOME, flag --home",
+  },
+  logLevel: { type: "enum", default: "info", enumValues: LOG_LEVELS, doc: "env ROCKETBUN_LOG_LEVEL" },
+  frameBytesMax: {
+    type: "int",
+    default: DEFAULT_FRAME_BYTES_MAX,
+    min: 1024,
+    doc: "largest remoting frame accepted or sent; a bigger total length closes the connection",
+  },
+  socketOutboundBytesMax: {
+    type: "int",
+    default: DEFAULT_SOCKET_OUTBOUND_BYTES_MAX,
+    min: 1024,
+    doc: "bytes queued for one slow socket before it is closed",
+  },
+  pendingRequestsMax: {
+    type: "int",
+    default: DEFAULT_PENDING_REQUESTS_MAX,
+    min: 1,
+    doc: "requests awaiting a response per connection; beyond it a call fails at once",
+  },
+  remotingLanguage: {
+    type: "enum",
+    default: "JAVA",
+    enumValues: REMOTING_LANGUAGES,
+    doc: "LanguageCode sent in every command",
+  },
+  remotingVersion: {
+    type: "int",
+    default: DEFAULT_REMOTING_VERSION,
+    min: 0,
+    doc: "MQVersion ordinal sent in every command; keep >= 401 for standard JSON routes",
+  },
+});
+
+export type RocketbunConfig = ConfigOf<typeof rocketbunConfig>;
+
+/** Broker limits RocketMQ does not have as keys. */
+export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
+  heldPullsMax: {
+    type: "int",
+    default: DEFAULT_HELD_PULLS_MAX,
+    min: 0,
+    doc: "pulls held by long polling at once; beyond it a pull is answered PULL_NOT_FOUND at once",
+  },
+  pullSuspendMsMax: {
+    type: "long",
+    default: DEFAULT_PULL_SUSPEND_MS_MAX,
+    min: 0,
+    doc: "longest hold granted to a pull, whatever suspendTimeoutMillis asks",
+  },
+});
+
+export type RocketbunBrokerConfig = ConfigOf<typeof rocketbunBrokerConfig>;
+
+/** The `start` layout: one process, NameServer + Broker + Gateway. */
+export const startConfig = defineSection("startConfig", {
+  namesrvListenPort: {
+    type: "int",
+    default: DEFAULT_NAMESRV_PORT,
+    min: 0,
+    max: 65535,
+    doc: "the embedded NameServer's port (listenPort is the broker's); env ROCKETBUN_NAMESRV_PORT, flag --namesrv-port",
+  },
+});
+
+export type StartConfig = ConfigOf<typeof startConfig>;
