@@ -1,0 +1,122 @@
+/**
+ * createNameServer: a RocketMQ-compatible NameServer as a library (spec remoting §7). It wires the
+ * route table, KV store, live config and processor table onto a RemotingServer, expires brokers
+ * that stop registering or whose connection closes, and reports Java's boot line.
+ */
+import type { Logger } from "pino";
+import { logger as componentLogger } from "../log.ts";
+import { RemotingServer } from "../remoting/index.ts";
+import { LiveConfig, type NameServerConfig } from "./config.ts";
+import type { NamesrvContext } from "./context.ts";
+import { KvConfigStore } from "./kv-config.ts";
+import { CLIENT_LANE, namesrvProcessorTable } from "./processors.ts";
+import { RouteTable } from "./route-table.ts";
+
+export type { NameServerConfig, NamesrvConfigLike, NamesrvServerConfigLike } from "./config.ts";
+export { LiveConfig } from "./config.ts";
+export { KvConfigStore, NAMESPACE_ORDER_TOPIC_CONFIG } from "./kv-config.ts";
+export { DEFAULT_BROKER_CHANNEL_EXPIRED_TIME_MS } from "./route-state.ts";
+export { RouteTable } from "./route-table.ts";
+
+/** How often all KV entries are logged (Java: every 10 minutes). */
+const KV_LOG_INTERVAL_MS = 10 * 60 * 1000;
+
+export interface NameServerDeps {
+  log?: Logger;
+  /** The clock route liveness uses; tests pass a fake one. */
+  now?: () => number;
+}
+
+export interface NameServer {
+  readonly server: RemotingServer;
+  readonly routes: RouteTable;
+  readonly kv: KvConfigStore;
+  readonly config: LiveConfig;
+  /** The bound port (after start). */
+  readonly port: number;
+  /** Loads the KV store, listens, starts the expiry scan; resolves to Java's boot line. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Java's startup line, which scripts and health checks grep for (spec §7.2). */
+export function bootLine(bindAddress: string, port: number): string {
+  return `The Name Server boot success. serializeType=JSON, address ${bindAddress}:${port}`;
+}
+
+export function createNameServer(config: NameServerConfig, deps: NameServerDeps = {}): NameServer {
+  const log = deps.log ?? componentLogger("namesrv");
+  const live = new LiveConfig(config);
+  const n = live.namesrv;
+  const routes = new RouteTable({
+    log: log.child({ part: "routes" }),
+    supportActingMaster: () => live.namesrv.supportActingMaster,
+    deleteTopicWithBrokerRegistration: () => live.namesrv.deleteTopicWithBrokerRegistration,
+    now: deps.now,
+  });
+  const kv = new KvConfigStore(n.kvConfigPath, log.child({ part: "kv" }));
+  const server = new RemotingServer({
+    name: "namesrv",
+    listenPort: config.server.listenPort,
+    bindAddress: config.server.bindAddress,
+    idleSeconds: config.server.serverChannelMaxIdleTimeSeconds,
+    asyncPermits: config.server.serverAsyncSemaphoreValue,
+    onewayPermits: config.server.serverOnewaySemaphoreValue,
+    log: log.child({ part: "remoting" }),
+  });
+  // Java's two executors become two lanes with the same bounded queues (spec §7.1).
+  server.registry
+    .defineLane("default", {
+      concurrency: Math.max(1, n.defaultThreadPoolNums),
+      queueMax: n.defaultThreadPoolQueueCapacity,
+    })
+    .defineLane(CLIENT_LANE, {
+      concurrency: Math.max(1, n.clientRequestThreadPoolNums),
+      queueMax: n.clientRequestThreadPoolQueueCapacity,
+    });
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let startedAt = Date.now();
+  const ctx: NamesrvContext = {
+    routes,
+    kv,
+    config: live,
+    log,
+    get startedAt() {
+      return startedAt;
+    },
+  };
+  server.registry.registerAll(namesrvProcessorTable(ctx));
+  // A broker's connection closing removes it from routes at once (BrokerHousekeepingService).
+  server.endpoint.onConnectionClosed((conn) => {
+    const removed = routes.onConnectionClosed(conn);
+    if (removed > 0) log.info({ addr: conn.remoteAddress, removed }, "broker channel closed, unregistered");
+  });
+
+  return {
+    server,
+    routes,
+    kv,
+    config: live,
+    get port() {
+      return server.port;
+    },
+    async start() {
+      if (n.clusterTest) log.warn("clusterTest is not supported; serving as a normal NameServer");
+      await kv.load();
+      await server.start();
+      startedAt = Date.now();
+      timers.push(
+        setInterval(() => routes.expireInactiveBrokers(), live.namesrv.scanNotActiveBrokerInterval),
+      );
+      timers.push(setInterval(() => log.info({ kv: kv.snapshot() }, "KV config table"), KV_LOG_INTERVAL_MS));
+      for (const t of timers) t.unref?.();
+      const line = bootLine(config.server.bindAddress, server.port);
+      log.info(line);
+      return line;
+    },
+    async stop() {
+      for (const t of timers.splice(0)) clearInterval(t);
+      await server.stop();
+    },
+  };
+}
