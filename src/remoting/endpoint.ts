@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import { type RemotingCommand, RemotingFlag } from "./command.ts";
 import type { Connection, ConnectionHandler } from "./connection.ts";
-import { ConnectionClosedError, RemotingTimeoutError, TooManyRequestsError } from "./errors.ts";
+import { ConnectionClosedError, TooManyRequestsError } from "./errors.ts";
 import { ProcessorRegistry, type RequestContext } from "./processor-registry.ts";
 import { requestCodeName } from "./request-code.ts";
 import { ResponseTable } from "./response-table.ts";
@@ -131,15 +131,11 @@ export class RemotingEndpoint implements ConnectionHandler {
   private send(conn: Connection, request: RemotingCommand, timeoutMs: number): Promise<RemotingCommand> {
     this.stamp(request);
     return new Promise<RemotingCommand>((resolve, reject) => {
-      const timeoutError = new RemotingTimeoutError(
-        request.code,
-        request.opaque,
-        conn.remoteAddress,
-        timeoutMs,
-      );
       this.responses.add(conn.id, request.opaque, {
         deadline: Date.now() + timeoutMs,
-        timeoutError,
+        code: request.code,
+        addr: conn.remoteAddress,
+        timeoutMs,
         resolve,
         reject,
       });

@@ -9,7 +9,7 @@
  */
 import type { RemotingCommand } from "./command.ts";
 import { FrameError } from "./errors.ts";
-import { decodeJsonHeader, encodeJsonHeader } from "./json-header.ts";
+import { decodeJsonHeader, jsonHeaderText } from "./json-header.ts";
 import { decodeRocketMqHeader, encodeRocketMqHeader, fitsRocketMqHeader } from "./rocketmq-header.ts";
 import { SerializeType } from "./serialize-type.ts";
 
@@ -22,20 +22,27 @@ const HEADER_LENGTH_MASK = 0x00ffffff;
 /** Encodes a command into one frame: length prefix, header mark, header, body. */
 export function encodeFrame(cmd: RemotingCommand): Uint8Array {
   // ROCKETMQ writes code and version as int16; anything wider must travel as JSON (spec §3.3).
-  const type =
-    cmd.serializeType === SerializeType.ROCKETMQ && fitsRocketMqHeader(cmd)
-      ? SerializeType.ROCKETMQ
-      : SerializeType.JSON;
-  const header = type === SerializeType.ROCKETMQ ? encodeRocketMqHeader(cmd) : encodeJsonHeader(cmd);
-  if (header.length > HEADER_LENGTH_MASK)
-    throw new FrameError(`header of ${header.length} bytes exceeds 24 bits`);
+  const rocketmq = cmd.serializeType === SerializeType.ROCKETMQ && fitsRocketMqHeader(cmd);
   const bodyLength = cmd.body?.length ?? 0;
-  const out = new Uint8Array(FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + header.length + bodyLength);
-  const view = new DataView(out.buffer);
-  view.setInt32(0, HEADER_MARK_BYTES + header.length + bodyLength);
-  view.setInt32(4, (type << 24) | header.length);
-  out.set(header, 8);
-  if (cmd.body && bodyLength > 0) out.set(cmd.body, 8 + header.length);
+  let out: Buffer;
+  let headerLength: number;
+  if (rocketmq) {
+    const header = encodeRocketMqHeader(cmd);
+    headerLength = header.length;
+    out = Buffer.allocUnsafe(FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength + bodyLength);
+    out.set(header, 8);
+  } else {
+    // The JSON text is written straight into the frame: no intermediate byte array.
+    const text = jsonHeaderText(cmd);
+    headerLength = Buffer.byteLength(text, "utf8");
+    out = Buffer.allocUnsafe(FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength + bodyLength);
+    out.write(text, 8, "utf8");
+  }
+  if (headerLength > HEADER_LENGTH_MASK)
+    throw new FrameError(`header of ${headerLength} bytes exceeds 24 bits`);
+  writeInt32(out, 0, HEADER_MARK_BYTES + headerLength + bodyLength);
+  writeInt32(out, 4, ((rocketmq ? SerializeType.ROCKETMQ : SerializeType.JSON) << 24) | headerLength);
+  if (cmd.body && bodyLength > 0) out.set(cmd.body, 8 + headerLength);
   return out;
 }
 
@@ -46,7 +53,7 @@ export function encodeFrame(cmd: RemotingCommand): Uint8Array {
 export function decodeFrame(frame: Uint8Array): RemotingCommand {
   if (frame.length < HEADER_MARK_BYTES)
     throw new FrameError(`frame of ${frame.length} bytes has no header mark`);
-  const mark = new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0);
+  const mark = readInt32(frame, 0) >>> 0;
   const type = mark >>> 24;
   const headerLength = mark & HEADER_LENGTH_MASK;
   if (headerLength > frame.length - HEADER_MARK_BYTES)
@@ -91,9 +98,8 @@ export class FrameDecoder {
     }
     const frames: Uint8Array[] = [];
     let pos = 0;
-    const view = new DataView(data.buffer, data.byteOffset, data.length);
     while (data.length - pos >= FRAME_LENGTH_BYTES) {
-      const total = view.getInt32(pos);
+      const total = readInt32(data, pos);
       this.checkLength(total);
       if (data.length - pos - FRAME_LENGTH_BYTES < total) break;
       frames.push(data.subarray(pos + FRAME_LENGTH_BYTES, pos + FRAME_LENGTH_BYTES + total));
@@ -110,7 +116,7 @@ export class FrameDecoder {
   private neededBytes(): number | undefined {
     if (this.pendingBytes < FRAME_LENGTH_BYTES) return undefined;
     const head = this.pending[0]!.length >= 4 ? this.pending[0]! : concat(this.pending, this.pendingBytes);
-    const total = new DataView(head.buffer, head.byteOffset, 4).getInt32(0);
+    const total = readInt32(head, 0);
     this.checkLength(total);
     return FRAME_LENGTH_BYTES + total;
   }
@@ -123,6 +129,18 @@ export class FrameDecoder {
       );
     }
   }
+}
+
+/** Big-endian int32 read without a DataView (touching `.buffer` of a socket chunk is costly in JSC). */
+function readInt32(bytes: Uint8Array, pos: number): number {
+  return (bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
+}
+
+function writeInt32(bytes: Uint8Array, pos: number, n: number): void {
+  bytes[pos] = n >>> 24;
+  bytes[pos + 1] = n >>> 16;
+  bytes[pos + 2] = n >>> 8;
+  bytes[pos + 3] = n;
 }
 
 function concat(parts: Uint8Array[], total: number): Uint8Array {

@@ -65,8 +65,19 @@ function extFieldsOf(raw: unknown): ExtFields | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== "object" || Array.isArray(raw))
     throw new FrameError("bad JSON header: extFields is not an object");
+  const fields = raw as Record<string, unknown>;
+  // Java and our own peers send strings only: keep the parsed object as it is (JSON.parse makes
+  // even a "__proto__" key an own data property).
+  let allStrings = true;
+  for (const key in fields) {
+    if (typeof fields[key] !== "string") {
+      allStrings = false;
+      break;
+    }
+  }
+  if (allStrings) return fields as ExtFields;
   const out: ExtFields = {};
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(fields)) {
     if (value === null || value === undefined) continue;
     // fastjson fills HashMap<String,String> with the text of any scalar (spec §2.2).
     const text =

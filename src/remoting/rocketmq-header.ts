@@ -39,8 +39,9 @@ export function encodeRocketMqHeader(cmd: RemotingCommand): Uint8Array {
       extLen += 2 + k.length + 4 + v.length;
     }
   }
-  const out = new Uint8Array(ROCKETMQ_HEADER_FIXED_BYTES + (remark?.length ?? 0) + extLen);
-  const view = new DataView(out.buffer);
+  const bytes = new ArrayBuffer(ROCKETMQ_HEADER_FIXED_BYTES + (remark?.length ?? 0) + extLen);
+  const out = new Uint8Array(bytes);
+  const view = new DataView(bytes);
   view.setInt16(0, cmd.code);
   view.setUint8(2, languageToByte(cmd.language));
   view.setInt16(3, cmd.version);
