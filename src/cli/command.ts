@@ -1,0 +1,99 @@
+/**
+ * What every subcommand shares: the Command shape, output sinks, the common flags, loading the
+ * role's configuration for `-p`/`-m`, and running a role (or saying it is not in this build).
+ */
+import type { LoadedConfig } from "../config/load.ts";
+import type { RoleName } from "../config/role-config.ts";
+import { logger, setLogLevel } from "../log.ts";
+import type { CommandSpec, FlagSpec } from "./args.ts";
+import { type LifecycleHost, runRoles, type StopSignal } from "./lifecycle.ts";
+import type { RoleStarter } from "./roles.ts";
+
+export interface CliIo {
+  /** Writes one block of text to stdout (a trailing newline is added when missing). */
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface Command {
+  readonly spec: CommandSpec;
+  /** Resolves with the process exit code; throws UsageError or ConfigError for user mistakes. */
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export const consoleIo: CliIo = {
+  out: (text) => console.log(text.endsWith("\n") ? text.slice(0, -1) : text),
+  err: (text) => console.error(text.endsWith("\n") ? text.slice(0, -1) : text),
+};
+
+export const CONFIG_FLAG: FlagSpec = {
+  long: "config",
+  short: "c",
+  aliases: ["configFile"],
+  value: "FILE",
+  help: "Java .properties file of RocketMQ keys (an existing broker.conf loads as is)",
+};
+
+export const PRINT_FLAG: FlagSpec = {
+  long: "print-config",
+  short: "p",
+  aliases: ["printConfigItem"],
+  help: "print the effective configuration as key=value lines and exit",
+};
+
+const ENV_DOCS: Readonly<Record<string, string>> = {
+  NAMESRV_ADDR: "namesrvAddr (RocketMQ's variable; the file wins over it)",
+  ROCKETMQ_HOME: "rocketmqHome (RocketMQ's variable; unused by RocketBun)",
+  ROCKETBUN_HOME: "rocketbunHome: where store/ and namesrv/ go unless configured",
+  ROCKETBUN_NAMESRV_PORT: "the NameServer's port",
+  ROCKETBUN_BROKER_PORT: "the Broker's listenPort",
+  ROCKETBUN_GATEWAY_PORT: "gatewayPort",
+  ROCKETBUN_LOG_LEVEL: "logLevel: fatal, error, warn, info, debug, trace or silent",
+};
+
+export function envNotes(names: readonly string[]): string {
+  const width = Math.max(...names.map((n) => n.length)) + 2;
+  return [
+    "Environment:",
+    ...names.map((n) => `  ${n.padEnd(width)}${ENV_DOCS[n] ?? ""}`),
+    "Precedence: defaults < NAMESRV_ADDR, ROCKETMQ_HOME < file < ROCKETBUN_* < flags.",
+  ].join("\n");
+}
+
+const log = logger("cli");
+
+/** The real process: signals, exit, and log lines through pino. */
+export const processHost: LifecycleHost = {
+  onSignal: (signal: StopSignal, handler) => process.on(signal, handler),
+  offSignal: (signal: StopSignal, handler) => process.off(signal, handler),
+  exit: (code) => process.exit(code),
+  info: (message) => log.info(message),
+  error: (message) => log.error(message),
+};
+
+/** Applies the configured log level and mentions accepted-but-ignored Java keys. */
+export function announceConfig(loaded: LoadedConfig<RoleName>): void {
+  setLogLevel(loaded.config.rocketbun.logLevel);
+  if (loaded.file !== undefined) log.info({ file: loaded.file }, "loaded config file");
+  if (loaded.ignoredKeys.length > 0) {
+    log.warn({ keys: loaded.ignoredKeys }, "RocketMQ keys accepted but without effect in RocketBun");
+  }
+}
+
+/** Runs one role until a signal, or reports that this build does not include it. */
+export async function runRole<C>(
+  title: string,
+  starter: RoleStarter<C> | undefined,
+  config: C,
+  io: CliIo,
+): Promise<number> {
+  if (starter === undefined) {
+    io.err(`rocketbun: the ${title} role is not available in this build`);
+    return EXIT_FAILURE;
+  }
+  return runRoles([{ title, start: () => starter(config) }], processHost);
+}

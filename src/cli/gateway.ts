@@ -1,0 +1,61 @@
+/**
+ * `rocketbun gateway`: the HTTP/WebSocket edge on its own, in front of any RocketMQ-protocol cluster.
+ */
+import { loadRoleConfig } from "../config/load.ts";
+import { formatConfig } from "../config/print.ts";
+import { type CommandSpec, formatHelp, noPositionals, parseArgs, portFlag, textFlag } from "./args.ts";
+import {
+  announceConfig,
+  CONFIG_FLAG,
+  type Command,
+  EXIT_OK,
+  envNotes,
+  PRINT_FLAG,
+  runRole,
+} from "./command.ts";
+import { ROLE_TITLES, roleStarters } from "./roles.ts";
+
+const spec: CommandSpec = {
+  name: "gateway",
+  usage: "rocketbun gateway [--namesrv ADDR] [--port N] [-c FILE] [-p]",
+  summary:
+    "Runs the Gateway (port 8080): REST and WebSocket, translated into RocketMQ requests to the cluster\n" +
+    "behind --namesrv, which may be RocketBun or Apache RocketMQ.",
+  flags: [
+    {
+      long: "namesrv",
+      short: "n",
+      aliases: ["namesrv-addr", "namesrvAddr"],
+      value: "ADDR",
+      help: "NameServers, host:port;host:port (default 127.0.0.1:9876)",
+    },
+    { long: "port", value: "N", help: "HTTP port (default 8080)" },
+    CONFIG_FLAG,
+    PRINT_FLAG,
+  ],
+  notes: envNotes(["NAMESRV_ADDR", "ROCKETBUN_GATEWAY_PORT", "ROCKETBUN_LOG_LEVEL"]),
+};
+
+export const gatewayCommand: Command = {
+  spec,
+  async run(argv, io) {
+    const args = parseArgs(spec, argv);
+    if (args.flags.has("help")) {
+      io.out(formatHelp(spec));
+      return EXIT_OK;
+    }
+    noPositionals(spec, args);
+    const overrides: Record<string, string> = {};
+    const port = portFlag(spec, args, "port");
+    if (port !== undefined) overrides.gatewayPort = String(port);
+    const namesrvAddr = textFlag(spec, args, "namesrv");
+    if (namesrvAddr !== undefined) overrides.namesrvAddr = namesrvAddr;
+    const loaded = await loadRoleConfig("gateway", { file: textFlag(spec, args, "config"), overrides });
+    if (args.flags.has("print-config")) {
+      io.out(formatConfig(loaded.sections));
+      return EXIT_OK;
+    }
+    announceConfig(loaded);
+    return runRole(ROLE_TITLES.gateway, roleStarters.gateway, loaded.config, io);
+  },
+};
