@@ -1,0 +1,70 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+
+const fixture = join(import.meta.dir, "fixtures", "fake-roles.ts");
+
+/** Spawns the fixture with a reader that can wait for a given output line. */
+function child(args: string[]) {
+  const proc = Bun.spawn([process.execPath, fixture, ...args], {
+    env: { PATH: process.env.PATH ?? "", ROCKETBUN_LOG_LEVEL: "info" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  /** Reads until `needle` appears (or, without one, until the end); resolves with all output so far. */
+  const readUntil = async (needle?: string): Promise<string> => {
+    while (needle === undefined || !text.includes(needle)) {
+      const { done, value } = await reader.read();
+      if (done) {
+        if (needle === undefined) return text;
+        throw new Error(`child ended before printing ${JSON.stringify(needle)}:\n${text}`);
+      }
+      text += decoder.decode(value);
+    }
+    return text;
+  };
+  return { proc, readUntil };
+}
+
+/** The pino `msg` of JSON lines and the plain lines, in order. */
+function transcript(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => (l.startsWith("{") ? String((JSON.parse(l) as { msg: unknown }).msg) : l));
+}
+
+test("SIGTERM stops the roles in reverse order and the process exits 0", async () => {
+  const { proc, readUntil } = child([]);
+  await readUntil("running: NameServer, Broker");
+  proc.kill("SIGTERM");
+  const [text, code] = await Promise.all([readUntil(), proc.exited]);
+  expect({ code, lines: transcript(text) }).toEqual({
+    code: 0,
+    lines: [
+      "starting NameServer",
+      "starting Broker",
+      "running: NameServer, Broker",
+      "SIGTERM received; stopping (send it again to exit at once)",
+      "stopping Broker",
+      "stopped Broker",
+      "stopping NameServer",
+      "stopped NameServer",
+    ],
+  });
+});
+
+test("a second SIGINT while a role hangs in stop exits at once with 130", async () => {
+  const { proc, readUntil } = child(["hang"]);
+  await readUntil("running: NameServer, Broker");
+  proc.kill("SIGINT");
+  await readUntil("stopping Broker");
+  proc.kill("SIGINT");
+  const [text, code] = await Promise.all([readUntil(), proc.exited]);
+  expect({ code, last: transcript(text).slice(-2) }).toEqual({
+    code: 130,
+    last: ["SIGINT received; stopping (send it again to exit at once)", "stopping Broker"],
+  });
+});
