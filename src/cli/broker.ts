@@ -4,15 +4,7 @@
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, textFlag, UsageError } from "./args.ts";
-import {
-  announceConfig,
-  CONFIG_FLAG,
-  type Command,
-  EXIT_OK,
-  envNotes,
-  PRINT_FLAG,
-  runRole,
-} from "./command.ts";
+import { CONFIG_FLAG, type Command, EXIT_OK, envNotes, PRINT_FLAG, runRole } from "./command.ts";
 import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
@@ -70,7 +62,6 @@ export const brokerCommand: Command = {
       io.out(formatConfig(loaded.sections, { importantOnly: printImportant }));
       return EXIT_OK;
     }
-    announceConfig(loaded);
-    return runRole(ROLE_TITLES.broker, roleStarters.broker, loaded.config, io);
+    return runRole(ROLE_TITLES.broker, roleStarters.broker, loaded, io);
   },
 };

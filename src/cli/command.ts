@@ -4,7 +4,7 @@
  */
 import type { LoadedConfig } from "../config/load.ts";
 import type { RoleName } from "../config/role-config.ts";
-import { logger, setLogLevel } from "../log.ts";
+import type { Logger } from "../log.ts";
 import type { CommandSpec, FlagSpec } from "./args.ts";
 import { type LifecycleHost, runRoles, type StopSignal } from "./lifecycle.ts";
 import type { RoleStarter } from "./roles.ts";
@@ -64,36 +64,44 @@ export function envNotes(names: readonly string[]): string {
   ].join("\n");
 }
 
-const log = logger("cli");
-
 /** The real process: signals, exit, and log lines through pino. */
-export const processHost: LifecycleHost = {
-  onSignal: (signal: StopSignal, handler) => process.on(signal, handler),
-  offSignal: (signal: StopSignal, handler) => process.off(signal, handler),
-  exit: (code) => process.exit(code),
-  info: (message) => log.info(message),
-  error: (message) => log.error(message),
-};
+export function processHost(log: Logger): LifecycleHost {
+  return {
+    onSignal: (signal: StopSignal, handler) => process.on(signal, handler),
+    offSignal: (signal: StopSignal, handler) => process.off(signal, handler),
+    exit: (code) => process.exit(code),
+    info: (message) => log.info(message),
+    error: (message) => log.error(message),
+  };
+}
 
-/** Applies the configured log level and mentions accepted-but-ignored Java keys. */
-export function announceConfig(loaded: LoadedConfig<RoleName>): void {
+/**
+ * Loads the logger at the configured level and mentions accepted-but-ignored Java keys. The import is
+ * deferred on purpose: log.ts reads ROCKETBUN_LOG_LEVEL when loaded and throws on a bad level, while
+ * the config loader reports that variable as a ConfigError; so the config is validated first.
+ */
+export async function startLogging(loaded: LoadedConfig<RoleName>): Promise<Logger> {
+  const { logger, setLogLevel } = await import("../log.ts");
   setLogLevel(loaded.config.rocketbun.logLevel);
+  const log = logger("cli");
   if (loaded.file !== undefined) log.info({ file: loaded.file }, "loaded config file");
   if (loaded.ignoredKeys.length > 0) {
     log.warn({ keys: loaded.ignoredKeys }, "RocketMQ keys accepted but without effect in RocketBun");
   }
+  return log;
 }
 
 /** Runs one role until a signal, or reports that this build does not include it. */
 export async function runRole<C>(
   title: string,
   starter: RoleStarter<C> | undefined,
-  config: C,
+  loaded: LoadedConfig<RoleName> & { readonly config: C },
   io: CliIo,
 ): Promise<number> {
   if (starter === undefined) {
     io.err(`rocketbun: the ${title} role is not available in this build`);
     return EXIT_FAILURE;
   }
-  return runRoles([{ title, start: () => starter(config) }], processHost);
+  const log = await startLogging(loaded);
+  return runRoles([{ title, start: () => starter(loaded.config) }], processHost(log));
 }

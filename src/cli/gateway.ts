@@ -4,15 +4,7 @@
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, portFlag, textFlag } from "./args.ts";
-import {
-  announceConfig,
-  CONFIG_FLAG,
-  type Command,
-  EXIT_OK,
-  envNotes,
-  PRINT_FLAG,
-  runRole,
-} from "./command.ts";
+import { CONFIG_FLAG, type Command, EXIT_OK, envNotes, PRINT_FLAG, runRole } from "./command.ts";
 import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
@@ -55,7 +47,6 @@ export const gatewayCommand: Command = {
       io.out(formatConfig(loaded.sections));
       return EXIT_OK;
     }
-    announceConfig(loaded);
-    return runRole(ROLE_TITLES.gateway, roleStarters.gateway, loaded.config, io);
+    return runRole(ROLE_TITLES.gateway, roleStarters.gateway, loaded, io);
   },
 };

@@ -4,15 +4,7 @@
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, textFlag } from "./args.ts";
-import {
-  announceConfig,
-  CONFIG_FLAG,
-  type Command,
-  EXIT_OK,
-  envNotes,
-  PRINT_FLAG,
-  runRole,
-} from "./command.ts";
+import { CONFIG_FLAG, type Command, EXIT_OK, envNotes, PRINT_FLAG, runRole } from "./command.ts";
 import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
@@ -50,7 +42,6 @@ export const namesrvCommand: Command = {
       io.out(formatConfig(loaded.sections));
       return EXIT_OK;
     }
-    announceConfig(loaded);
-    return runRole(ROLE_TITLES.namesrv, roleStarters.namesrv, loaded.config, io);
+    return runRole(ROLE_TITLES.namesrv, roleStarters.namesrv, loaded, io);
   },
 };

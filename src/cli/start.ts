@@ -8,7 +8,6 @@ import { formatConfig } from "../config/print.ts";
 import type { StartRoleConfig } from "../config/role-config.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, portFlag, textFlag } from "./args.ts";
 import {
-  announceConfig,
   type CliIo,
   CONFIG_FLAG,
   type Command,
@@ -17,6 +16,7 @@ import {
   envNotes,
   PRINT_FLAG,
   processHost,
+  startLogging,
 } from "./command.ts";
 import { type RoleStep, runRoles } from "./lifecycle.ts";
 import { ROLE_TITLES, type RoleStarter, type RoleStarters, roleStarters } from "./roles.ts";
@@ -95,7 +95,6 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.out(formatConfig(loaded.sections));
     return EXIT_OK;
   }
-  announceConfig(loaded);
   const { steps, missing } = startSteps(roleStarters, loaded.config);
   if (steps.length === 0) {
     io.err(
@@ -105,7 +104,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (missing.length > 0)
     io.err(`rocketbun: not available in this build, not started: ${missing.join(", ")}`);
-  return runRoles(steps, processHost);
+  return runRoles(steps, processHost(await startLogging(loaded)));
 }
 
 export const startCommand: Command = { spec, run };

@@ -202,6 +202,16 @@ describe("config errors exit 1 with the file, key and problem", () => {
     });
   });
 
+  test("a bad ROCKETBUN_LOG_LEVEL is a config error, not a crash, even when the role would run", async () => {
+    const message =
+      'rocketbun: environment variable ROCKETBUN_LOG_LEVEL: logLevel: "verbose" is not one of fatal, error, warn, info, debug, trace, silent\n';
+    expect(await cli(["namesrv"], { ROCKETBUN_LOG_LEVEL: "verbose" })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: message,
+    });
+  });
+
   test("a missing file and a bad environment variable", async () => {
     const missing = join(dir, "nope.conf");
     expect(await cli(["broker", "-c", missing])).toEqual({
