@@ -39,3 +39,8 @@ export function checkDelayLevels(value: string): string | undefined {
   const ok = value.split(" ").every((t) => /^\d+[smhd]$/.test(t));
   return ok ? undefined : `${JSON.stringify(value)} is not a list of durations like "1s 5s 1m 2h"`;
 }
+
+/** Paths and names that have no meaningful empty value. */
+export function checkNonEmpty(value: string): string | undefined {
+  return value === "" ? "must not be empty" : undefined;
+}

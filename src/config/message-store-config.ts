@@ -4,7 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { checkDelayLevels, checkHours } from "./checks.ts";
+import { checkDelayLevels, checkHours, checkNonEmpty } from "./checks.ts";
 import { MESSAGE_STORE_CONFIG_IGNORED_KEYS } from "./java-ignored-keys.ts";
 import { type ConfigOf, defineSection } from "./schema.ts";
 
@@ -31,6 +31,7 @@ export const messageStoreConfig = defineSection(
   {
     storePathRootDir: {
       type: "string",
+      check: checkNonEmpty,
       default: storePathRootDirUnder(homedir()),
       important: true,
       doc: "store root; defaults to <rocketbunHome>/store",

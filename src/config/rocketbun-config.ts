@@ -3,6 +3,7 @@
  * limits every connection obeys, the wire identity we send, and the embedded (`start`) layout.
  */
 import { homedir } from "node:os";
+import { checkNonEmpty } from "./checks.ts";
 import { DEFAULT_NAMESRV_PORT } from "./namesrv-config.ts";
 import { type ConfigOf, defineSection } from "./schema.ts";
 
@@ -37,6 +38,7 @@ export const REMOTING_LANGUAGES = [
 export const rocketbunConfig = defineSection("rocketbunConfig", {
   rocketbunHome: {
     type: "string",
+    check: checkNonEmpty,
     default: homedir(),
     doc: "directory under which paths not given default (store/, namesrv/); env ROCKETBUN_HOME, flag --home",
   },

@@ -250,6 +250,15 @@ describe("errors name the file, the key and the problem", () => {
     );
   });
 
+  test("an empty store root or home is refused rather than turned into relative paths", async () => {
+    const path = await file("empty.conf", "storePathRootDir=\nrocketbunHome=\n");
+    expect(await configError(load("broker", { file: path }))).toEqual(
+      [`${path}:2: rocketbunHome: must not be empty`, `${path}:1: storePathRootDir: must not be empty`].join(
+        "\n",
+      ),
+    );
+  });
+
   test("a bad environment variable is named", async () => {
     expect(await configError(load("broker", { env: { ROCKETBUN_BROKER_PORT: "x" } }))).toEqual(
       'environment variable ROCKETBUN_BROKER_PORT: listenPort: "x" is not an int',
