@@ -1,0 +1,172 @@
+/**
+ * The CommitLog (spec §5): contiguous fixed-size segments holding stored records back to back,
+ * each full segment closed by a BLANK record (§5.2). Appends are synchronous and serial (one
+ * JS turn per put); record bytes go into in-memory chunks that the flusher writes out, and
+ * reads of bytes not yet written are served from those chunks.
+ */
+import {
+  BLANK_RECORD_BYTES,
+  type PreparedRecord,
+  writeBlank,
+  writeRecord,
+} from "../../src/protocol/message/index.ts";
+import type { Segment } from "./segment.ts";
+import { SegmentList } from "./segment-list.ts";
+
+/** A run of appended bytes, all inside one segment, starting at physical offset `start`. */
+export interface Chunk {
+  readonly start: number;
+  readonly seg: Segment;
+  readonly buf: Uint8Array;
+  readonly dv: DataView;
+  /** Bytes appended so far. */
+  used: number;
+  /** Bytes handed to the OS so far. */
+  written: number;
+}
+
+/** Default chunk capacity; a larger record gets a chunk of its own size. */
+const CHUNK_BYTES = 1024 * 1024;
+
+export class CommitLog {
+  readonly segments: SegmentList;
+  /** Next append position: one past the last appended byte. */
+  maxOffset = 0;
+  /** One past the last byte handed to the OS (written, not necessarily durable). */
+  writtenOffset = 0;
+  /** One past the last byte dispatched to consume queues and index (set by the dispatcher). */
+  dispatchedOffset = 0;
+  /** Store time of the last appended record; store times never go backwards. */
+  lastStoreTimestamp = 0;
+  readonly chunks: Chunk[] = [];
+
+  constructor(
+    dir: string,
+    readonly segmentSize: number,
+  ) {
+    this.segments = new SegmentList(dir, segmentSize);
+  }
+
+  get minOffset(): number {
+    return this.segments.minOffset(this.maxOffset);
+  }
+
+  /** Unwritten bytes held in memory. */
+  get bufferedBytes(): number {
+    return this.maxOffset - this.writtenOffset;
+  }
+
+  /** After recovery: the valid data ends at `end`. */
+  setEnd(end: number): void {
+    this.maxOffset = end;
+    this.writtenOffset = end;
+    this.dispatchedOffset = end;
+  }
+
+  /** A store timestamp for the next append: the wall clock, but never before the previous one. */
+  nextStoreTimestamp(now: number): number {
+    this.lastStoreTimestamp = Math.max(now, this.lastStoreTimestamp);
+    return this.lastStoreTimestamp;
+  }
+
+  /**
+   * Appends `records` contiguously in one segment, closing the current one with a BLANK record
+   * if they do not fit with 8 bytes to spare (spec §5.2). Returns the first record's physical
+   * offset, or undefined if the records could never fit a segment.
+   * Runs on the serial append path only.
+   */
+  append(records: readonly PreparedRecord[], queueOffsetOf: (i: number) => number, storeTimestamp: number) {
+    let total = 0;
+    for (const r of records) total += r.layout.totalSize;
+    if (total + BLANK_RECORD_BYTES > this.segmentSize) return undefined;
+    let seg = this.segments.ensure(this.maxOffset);
+    const room = seg.end - this.maxOffset;
+    if (total + BLANK_RECORD_BYTES > room) {
+      const c = this.chunkFor(seg, BLANK_RECORD_BYTES);
+      writeBlank(c.dv, c.used, room);
+      c.used += BLANK_RECORD_BYTES;
+      this.maxOffset = seg.end;
+      seg = this.segments.ensure(this.maxOffset);
+    }
+    const first = this.maxOffset;
+    const c = this.chunkFor(seg, total);
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const at = { queueOffset: queueOffsetOf(i), physicalOffset: this.maxOffset, storeTimestamp };
+      writeRecord(c.buf, c.dv, c.used, r, at);
+      c.used += r.layout.totalSize;
+      this.maxOffset += r.layout.totalSize;
+    }
+    return first;
+  }
+
+  private chunkFor(seg: Segment, need: number): Chunk {
+    const last = this.chunks.at(-1);
+    if (
+      last &&
+      last.seg === seg &&
+      last.start + last.used === this.maxOffset &&
+      last.buf.length - last.used >= need
+    ) {
+      return last;
+    }
+    const buf = new Uint8Array(Math.max(CHUNK_BYTES, need));
+    const c: Chunk = { start: this.maxOffset, seg, buf, dv: new DataView(buf.buffer), used: 0, written: 0 };
+    this.chunks.push(c);
+    return c;
+  }
+
+  /** Drops chunks that are both written and dispatched. */
+  releaseChunks(): void {
+    const upTo = Math.min(this.writtenOffset, this.dispatchedOffset);
+    while (this.chunks.length > 0) {
+      const c = this.chunks[0]!;
+      if (c.start + c.used > upTo || c.written < c.used || c === this.chunks.at(-1)) break;
+      this.chunks.shift();
+    }
+  }
+
+  /** The buffered chunk holding [offset, offset+len), if any. */
+  private chunkHolding(offset: number, len: number): Chunk | undefined {
+    for (let i = this.chunks.length - 1; i >= 0; i--) {
+      const c = this.chunks[i]!;
+      if (offset >= c.start && offset + len <= c.start + c.used) return c;
+      if (offset >= c.start + c.used) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Bytes [offset, offset+len) if they are still in memory (a view; never mutated later). */
+  readBuffered(offset: number, len: number): Uint8Array | undefined {
+    const c = this.chunkHolding(offset, len);
+    return c ? c.buf.subarray(offset - c.start, offset - c.start + len) : undefined;
+  }
+
+  /** The in-memory bytes from `offset` to the end of its chunk, for the dispatcher. */
+  bufferedFrom(offset: number): Uint8Array | undefined {
+    const c = this.chunkHolding(offset, 1);
+    return c ? c.buf.subarray(offset - c.start, c.used) : undefined;
+  }
+
+  /**
+   * Bytes [offset, offset+len), from memory or disk; undefined if the range is not entirely
+   * inside one segment between min and max offset.
+   */
+  async read(offset: number, len: number): Promise<Uint8Array | undefined> {
+    if (offset < this.minOffset || offset + len > this.maxOffset || len <= 0) return undefined;
+    const mem = this.readBuffered(offset, len);
+    if (mem) return mem;
+    const seg = this.segments.find(offset);
+    if (!seg || offset + len > seg.end) return undefined;
+    if (offset + len > this.writtenOffset) return undefined;
+    try {
+      return await seg.read(offset - seg.start, len);
+    } catch {
+      return undefined; // deleted by retention meanwhile
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.segments.closeAll();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * One fixed-size, preallocated store file (a CommitLog or ConsumeQueue segment, spec §5.1, §6.1),
+ * named by the 20-digit offset of its first byte. Created sparse at full size, so unwritten
+ * bytes read as zeros, which is how recovery finds the end of the data (spec §5.5).
+ */
+import { constants } from "node:fs";
+import { type FileHandle, mkdir, open, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+
+/** `UtilAll.offset2FileName`: 20-digit zero-padded decimal. */
+export function offsetToFileName(offset: number): string {
+  return String(offset).padStart(20, "0");
+}
+
+export class Segment {
+  private handle: FileHandle | undefined;
+  private closed = false;
+  /** Settles when the file exists at full size; writes and reads wait for it. */
+  readonly ready: Promise<void>;
+
+  private constructor(
+    readonly start: number,
+    readonly size: number,
+    readonly path: string,
+    create: boolean,
+  ) {
+    this.ready = create ? this.createFile() : this.openFile();
+    // A failed creation surfaces on the first write or read; never as an unhandled rejection.
+    this.ready.catch(() => {});
+  }
+
+  /** Starts creating `<dir>/<20-digit start>`; the returned segment is usable at once. */
+  static create(dir: string, start: number, size: number): Segment {
+    return new Segment(start, size, join(dir, offsetToFileName(start)), true);
+  }
+
+  static open(dir: string, start: number, size: number): Segment {
+    return new Segment(start, size, join(dir, offsetToFileName(start)), false);
+  }
+
+  get end(): number {
+    return this.start + this.size;
+  }
+
+  private async createFile(): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    const fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    this.handle = fh;
+    const st = await fh.stat();
+    if (st.size < this.size) await fh.truncate(this.size);
+    // The size and the directory entry must be durable before data written into the file can be.
+    await fh.sync();
+    await syncDir(dirname(this.path));
+  }
+
+  private async openFile(): Promise<void> {
+    const fh = await open(this.path, "r+");
+    this.handle = fh;
+    const st = await fh.stat();
+    if (st.size < this.size) await fh.truncate(this.size);
+  }
+
+  private async fh(): Promise<FileHandle> {
+    await this.ready;
+    if (this.closed || !this.handle) throw new Error(`segment ${this.path} is closed`);
+    return this.handle;
+  }
+
+  /** Writes `bufs` back to back at `pos` (relative to the file), retrying short writes. */
+  async write(bufs: Uint8Array[], pos: number): Promise<void> {
+    const fh = await this.fh();
+    let at = pos;
+    const rest = bufs.filter((b) => b.length > 0);
+    while (rest.length > 0) {
+      const { bytesWritten } = await fh.writev(rest, at);
+      at += bytesWritten;
+      let n = bytesWritten;
+      while (rest.length > 0 && n >= rest[0]!.length) n -= rest.shift()!.length;
+      if (rest.length > 0 && n > 0) rest[0] = rest[0]!.subarray(n);
+    }
+  }
+
+  /** Reads `len` bytes at `pos` (relative to the file); bytes past the end read as zeros. */
+  async read(pos: number, len: number): Promise<Uint8Array> {
+    const fh = await this.fh();
+    const out = new Uint8Array(len);
+    let got = 0;
+    while (got < len) {
+      const { bytesRead } = await fh.read(out, got, len - got, pos + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return out;
+  }
+
+  async datasync(): Promise<void> {
+    await (await this.fh()).datasync();
+  }
+
+  /** Zeroes everything from `pos` on by cutting the file and re-extending it (a sparse hole). */
+  async zeroFrom(pos: number): Promise<void> {
+    const fh = await this.fh();
+    await fh.truncate(pos);
+    await fh.truncate(this.size);
+    await fh.sync();
+  }
+
+  async mtimeMs(): Promise<number> {
+    return (await stat(this.path)).mtimeMs;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.ready.catch(() => {});
+    await this.handle?.close().catch(() => {});
+  }
+
+  async destroy(): Promise<void> {
+    await this.close();
+    await unlink(this.path).catch(() => {});
+  }
+}
+
+/** fsyncs a directory so a file created or removed in it survives a power loss. */
+export async function syncDir(dir: string): Promise<void> {
+  const d = await open(dir, "r");
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
