@@ -1,0 +1,268 @@
+/**
+ * ClientInstance (Java's MQClientInstance): one remoting client, NameServer failover, the route
+ * cache refreshed every 30 s and on demand, heartbeats to every broker every 30 s, and the
+ * processors for requests brokers send to clients. Producers and consumers register here.
+ */
+
+import { type Logger, logger } from "../log.ts";
+import type { ConsumerData, HeartbeatData } from "../protocol/body/heartbeat.ts";
+import { NotifyConsumerIdsChangedRequestHeader } from "../protocol/headers/client.ts";
+import { createUniqueIdGenerator, hostAddress, parseIp } from "../protocol/message/index.ts";
+import type { TopicRouteData } from "../protocol/route/index.ts";
+import { RemotingClient, RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
+import { BrokerApi } from "./broker-api.ts";
+import { clientError, MQClientError } from "./errors.ts";
+import { NamesrvApi } from "./namesrv-api.ts";
+import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.ts";
+import { RouteCache } from "./route-cache.ts";
+
+/** A producer as the instance sees it. */
+export interface ProducerMember {
+  readonly group: string;
+  topics(): Iterable<string>;
+}
+
+/** A consumer as the instance sees it. */
+export interface ConsumerMember {
+  readonly group: string;
+  topics(): Iterable<string>;
+  consumerData(): ConsumerData;
+  /** Re-run allocation now (NOTIFY_CONSUMER_IDS_CHANGED, new routes). */
+  rebalanceSoon(): void;
+  /** RESET_CONSUMER_CLIENT_OFFSET: adopt these offsets. */
+  resetOffsets?(topic: string, offsets: Map<string, number>): Promise<void>;
+}
+
+export class ClientInstance {
+  readonly clientId: string;
+  readonly options: ResolvedClientOptions;
+  readonly remoting: RemotingClient;
+  readonly namesrv: NamesrvApi;
+  readonly broker: BrokerApi;
+  readonly routes = new RouteCache();
+  readonly log: Logger;
+  /** Generates UNIQ_KEY values (spec broker §3.2). */
+  readonly nextUniqueId: () => string;
+  private readonly producers = new Map<string, ProducerMember>();
+  private readonly consumers = new Map<string, ConsumerMember>();
+  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private readonly routeLoads = new Map<string, Promise<TopicRouteData | null>>();
+  private state: "created" | "running" | "stopped" = "created";
+
+  constructor(options: ClientOptions) {
+    this.options = resolveClientOptions(options);
+    this.clientId = `${this.options.clientIP}@${this.options.instanceName}`;
+    this.log = (options.log ?? logger("client")).child({ clientId: this.clientId });
+    this.remoting = new RemotingClient({
+      name: `client ${this.clientId}`,
+      log: this.log,
+      language: this.options.language,
+      version: this.options.version,
+      ...(this.options.connector ? { connector: this.options.connector } : {}),
+    });
+    this.namesrv = new NamesrvApi(
+      this.remoting,
+      this.options.namesrvAddrs,
+      this.options.mqClientApiTimeoutMs,
+      this.log,
+    );
+    this.broker = new BrokerApi(this.remoting, this.options.mqClientApiTimeoutMs);
+    const ip = parseIpSafe(this.options.clientIP);
+    this.nextUniqueId = createUniqueIdGenerator({
+      ip,
+      pid: process.pid,
+      instanceHash: crypto.getRandomValues(new Int32Array(1))[0]!,
+    });
+    this.registerProcessors();
+  }
+
+  get running(): boolean {
+    return this.state === "running";
+  }
+
+  start(): void {
+    if (this.state === "running") return;
+    if (this.state === "stopped")
+      throw clientError("client instance is shut down", ResponseCode.SERVICE_NOT_AVAILABLE);
+    this.state = "running";
+    this.every(this.options.pollNameServerIntervalMs, () => this.refreshAllRoutes());
+    this.every(this.options.heartbeatBrokerIntervalMs, () => this.heartbeatAll());
+  }
+
+  registerProducer(p: ProducerMember): void {
+    if (this.producers.has(p.group)) throw clientError(`producer group ${p.group} is already registered`);
+    this.producers.set(p.group, p);
+  }
+
+  registerConsumer(c: ConsumerMember): void {
+    if (this.consumers.has(c.group)) throw clientError(`consumer group ${c.group} is already registered`);
+    this.consumers.set(c.group, c);
+  }
+
+  /** Removes a member and tells every broker (UNREGISTER_CLIENT). */
+  async unregister(kind: "producer" | "consumer", group: string): Promise<void> {
+    const map = kind === "producer" ? this.producers : this.consumers;
+    if (!map.delete(group)) return;
+    const groups = kind === "producer" ? { producerGroup: group } : { consumerGroup: group };
+    await Promise.all(
+      this.routes.allAddrs(true).map((addr) =>
+        this.broker.unregisterClient(addr, this.clientId, groups).catch((err: unknown) => {
+          this.log.warn({ addr, err: (err as Error).message }, "unregister client failed");
+        }),
+      ),
+    );
+  }
+
+  get memberCount(): number {
+    return this.producers.size + this.consumers.size;
+  }
+
+  /**
+   * Fetches a topic's route from the NameServer and caches it; concurrent callers share one
+   * request. Returns null for a topic the NameServer does not know.
+   */
+  refreshRoute(topic: string): Promise<TopicRouteData | null> {
+    const pending = this.routeLoads.get(topic);
+    if (pending) return pending;
+    const load = this.namesrv
+      .topicRoute(topic)
+      .then((route) => {
+        if (!route) return null;
+        const changed = this.routes.update(topic, route);
+        if (changed) for (const c of this.consumers.values()) if (hasTopic(c, topic)) c.rebalanceSoon();
+        return route;
+      })
+      .finally(() => this.routeLoads.delete(topic));
+    this.routeLoads.set(topic, load);
+    return load;
+  }
+
+  /** The cached route, fetched on first use. */
+  async route(topic: string): Promise<TopicRouteData | null> {
+    return this.routes.routes.get(topic) ?? (await this.refreshRoute(topic));
+  }
+
+  /** The master address of a broker, refreshing `topic`'s route once if the broker is unknown. */
+  async masterAddr(brokerName: string, topic?: string): Promise<string> {
+    let addr = this.routes.masterAddr(brokerName);
+    if (!addr && topic) {
+      await this.refreshRoute(topic).catch(() => null);
+      addr = this.routes.masterAddr(brokerName);
+    }
+    if (!addr) throw clientError(`the broker[${brokerName}] does not exist`, ResponseCode.SYSTEM_ERROR);
+    return addr;
+  }
+
+  /** Heartbeat to every broker: masters only when there are no consumers (as Java). */
+  async heartbeatAll(): Promise<void> {
+    if (this.state !== "running") return;
+    const data = this.heartbeatData();
+    if (data.producerDataSet.length === 0 && data.consumerDataSet.length === 0) return;
+    const addrs = this.routes.allAddrs(data.consumerDataSet.length === 0);
+    await Promise.all(
+      addrs.map((addr) =>
+        this.broker.heartbeat(addr, data).catch((err: unknown) => {
+          this.log.warn({ addr, err: (err as Error).message }, "heartbeat failed");
+        }),
+      ),
+    );
+  }
+
+  heartbeatData(): HeartbeatData {
+    return {
+      clientID: this.clientId,
+      producerDataSet: [...this.producers.keys()].map((groupName) => ({ groupName })),
+      consumerDataSet: [...this.consumers.values()].map((c) => c.consumerData()),
+    };
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.state === "stopped") return;
+    this.state = "stopped";
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    await Promise.allSettled([...this.routeLoads.values()]);
+    await this.remoting.shutdown();
+  }
+
+  private async refreshAllRoutes(): Promise<void> {
+    const topics = new Set<string>();
+    for (const m of [...this.producers.values(), ...this.consumers.values()])
+      for (const t of m.topics()) topics.add(t);
+    await Promise.all(
+      [...topics].map((t) =>
+        this.refreshRoute(t).catch((err: unknown) => {
+          this.log.warn({ topic: t, err: (err as Error).message }, "route refresh failed");
+        }),
+      ),
+    );
+  }
+
+  private every(ms: number, task: () => Promise<void>): void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy || this.state !== "running") return;
+      busy = true;
+      task()
+        .catch((err: unknown) => this.log.error({ err }, "periodic task failed"))
+        .finally(() => {
+          busy = false;
+        });
+    }, ms);
+    this.timers.push(timer);
+  }
+
+  private registerProcessors(): void {
+    const registry = this.remoting.registry;
+    registry.register(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, (req) => {
+      const { consumerGroup } = NotifyConsumerIdsChangedRequestHeader.decode(req.extFields);
+      this.log.info({ group: consumerGroup }, "consumer ids changed, rebalancing");
+      this.consumers.get(consumerGroup)?.rebalanceSoon();
+      return null;
+    });
+    registry.register(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, async (req) => {
+      const topic = req.ext("topic") ?? "";
+      const group = req.ext("group") ?? "";
+      const consumer = this.consumers.get(group);
+      if (consumer?.resetOffsets && req.body) {
+        await consumer.resetOffsets(topic, decodeResetOffsetBody(req.body));
+      }
+      return RemotingCommand.response(ResponseCode.SUCCESS);
+    });
+    registry.register(RequestCode.CHECK_TRANSACTION_STATE, () => null);
+    registry.register(RequestCode.GET_CONSUMER_RUNNING_INFO, () =>
+      RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "running info is not supported by this client"),
+    );
+  }
+}
+
+function hasTopic(c: ConsumerMember, topic: string): boolean {
+  for (const t of c.topics()) if (t === topic) return true;
+  return false;
+}
+
+function parseIpSafe(ip: string): Uint8Array {
+  try {
+    return parseIp(ip);
+  } catch {
+    return hostAddress("127.0.0.1", 0).ip;
+  }
+}
+
+/**
+ * ResetOffsetBody: `{"offsetTable":{{"brokerName":..,"queueId":..,"topic":..}:offset}}` with
+ * fastjson object keys; returns `brokerName/queueId` → offset.
+ */
+export function decodeResetOffsetBody(body: Uint8Array): Map<string, number> {
+  const text = new TextDecoder().decode(body);
+  const out = new Map<string, number>();
+  const re = /\{([^{}]*)\}\s*:\s*(-?\d+)/g;
+  for (const m of text.matchAll(re)) {
+    const fields = m[1] ?? "";
+    const broker = /"brokerName"\s*:\s*"([^"]*)"/.exec(fields)?.[1];
+    const queueId = /"queueId"\s*:\s*(\d+)/.exec(fields)?.[1];
+    if (broker !== undefined && queueId !== undefined) out.set(`${broker}/${queueId}`, Number(m[2]));
+  }
+  return out;
+}
+
+export { MQClientError };

@@ -1,0 +1,19 @@
+/**
+ * The native RocketMQ client: producer, push consumer, lite pull consumer and admin, over one
+ * ClientInstance per configuration (spec broker §1, §7-§9; remoting §7).
+ */
+export { ClientInstance } from "./client-instance.ts";
+export { MQClientError } from "./errors.ts";
+export type { Message, MessageExt } from "./message.ts";
+export { userProperties } from "./message.ts";
+export type { MessageQueue } from "./message-queue.ts";
+export type { ClientOptions } from "./options.ts";
+export {
+  createProducer,
+  Producer,
+  type ProducerOptions,
+  type SendCallback,
+  type SendOptions,
+} from "./producer.ts";
+export type { QueueSelector } from "./queue-selector.ts";
+export type { SendResult, SendStatus } from "./send-request.ts";

@@ -1,0 +1,230 @@
+/**
+ * Messages as the client sees them: what a caller sends (Message) and what a consumer receives
+ * (MessageExt), and the translation of both to and from the wire (properties string, stored
+ * record), following the Java client's rules for tags, keys, delay level, WAIT and UNIQ_KEY.
+ */
+import {
+  type DecodedRecord,
+  decodeProperties,
+  decodeRecord,
+  encodeProperties,
+  formatHostAddress,
+  KEY_SEPARATOR,
+  MessageConst,
+  MessageSysFlag,
+} from "../protocol/message/index.ts";
+import { decompressBody } from "./compression.ts";
+import { clientError } from "./errors.ts";
+
+export const RETRY_GROUP_TOPIC_PREFIX = "%RETRY%";
+export const DLQ_GROUP_TOPIC_PREFIX = "%DLQ%";
+/** Java's Validators: a body above 4 MiB is refused client-side. */
+export const MESSAGE_BODY_BYTES_MAX = 4 * 1024 * 1024;
+
+export function retryTopic(group: string): string {
+  return RETRY_GROUP_TOPIC_PREFIX + group;
+}
+
+/** What a producer sends. */
+export interface Message {
+  topic: string;
+  body: Uint8Array | string;
+  tags?: string;
+  /** One key or several; stored space separated in KEYS. */
+  keys?: string | readonly string[];
+  /** Delay level 1..18 (spec broker §9.4); 0 or absent sends at once. */
+  delayLevel?: number;
+  /** WAIT: whether the broker answers only after the store is flushed (default true). */
+  waitStoreMsgOK?: boolean;
+  /** User properties; names reserved by RocketMQ are refused. */
+  properties?: Readonly<Record<string, string>>;
+  /** The user flag stored verbatim. */
+  flag?: number;
+}
+
+/** A consumed message (Java's MessageExt after client-side decoding). */
+export interface MessageExt {
+  topic: string;
+  body: Uint8Array;
+  tags: string | undefined;
+  keys: string[];
+  /** UNIQ_KEY when present, otherwise the offset id (as the Java client exposes it). */
+  msgId: string;
+  /** The broker's offset message id (spec broker §3.1). */
+  offsetMsgId: string;
+  properties: Record<string, string>;
+  queueId: number;
+  queueOffset: number;
+  commitLogOffset: number;
+  brokerName: string;
+  bornTimestamp: number;
+  bornHost: string;
+  storeTimestamp: number;
+  storeHost: string;
+  reconsumeTimes: number;
+  flag: number;
+  sysFlag: number;
+  bodyCrc: number;
+  storeSize: number;
+}
+
+/** Java's MessageConst.STRING_HASH_SET (5.x): names a user may not set through `properties`. */
+const RESERVED = new Set<string>([
+  "TRACE_ON",
+  "MSG_REGION",
+  "KEYS",
+  "TAGS",
+  "WAIT",
+  "DELAY",
+  "RETRY_TOPIC",
+  "REAL_TOPIC",
+  "REAL_QID",
+  "TRAN_MSG",
+  "PGROUP",
+  "MIN_OFFSET",
+  "MAX_OFFSET",
+  "BUYER_ID",
+  "ORIGIN_MESSAGE_ID",
+  "TRANSFER_FLAG",
+  "CORRECTION_FLAG",
+  "MQ2_FLAG",
+  "RECONSUME_TIME",
+  "UNIQ_KEY",
+  "MAX_RECONSUME_TIMES",
+  "CONSUME_START_TIME",
+  "POP_CK",
+  "POP_CK_OFFSET",
+  "1ST_POP_TIME",
+  "TRAN_PREPARED_QUEUE_OFFSET",
+  "DUP_INFO",
+  "EXTEND_UNIQ_INFO",
+  "INSTANCE_ID",
+  "CORRELATION_ID",
+  "REPLY_TO_CLIENT",
+  "TTL",
+  "ARRIVE_TIME",
+  "PUSH_REPLY_TIME",
+  "CLUSTER",
+  "MSG_TYPE",
+  "INNER_MULTI_QUEUE_OFFSET",
+  "TIMER_DELAY_MS",
+  "TIMER_DELAY_SEC",
+  "TIMER_DELIVER_MS",
+  "TIMER_ENQUEUE_MS",
+  "TIMER_DEQUEUE_MS",
+  "TIMER_ROLL_TIMES",
+  "TIMER_OUT_MS",
+  "TIMER_DEL_UNIQKEY",
+  "TIMER_DELAY_LEVEL",
+  "__BORNHOST",
+  "BORN_TIMESTAMP",
+  "DLQ_ORIGIN_TOPIC",
+  "DLQ_ORIGIN_MESSAGE_ID",
+  "CHECK_IMMUNITY_TIME_IN_SECONDS",
+]);
+
+const utf8 = new TextEncoder();
+
+export function bodyBytes(body: Uint8Array | string): Uint8Array {
+  return typeof body === "string" ? utf8.encode(body) : body;
+}
+
+/** The keys as the KEYS property holds them. */
+export function keysValue(keys: string | readonly string[] | undefined): string | undefined {
+  if (keys === undefined) return undefined;
+  const joined = (typeof keys === "string" ? keys : keys.join(KEY_SEPARATOR)).trim();
+  return joined.length > 0 ? joined : undefined;
+}
+
+/**
+ * The properties of an outgoing message, in the order the Java client puts them: user
+ * properties, then KEYS, TAGS, WAIT (Message's constructor), DELAY. UNIQ_KEY is added at send.
+ */
+export function messageProperties(msg: Message): Map<string, string> {
+  const props = new Map<string, string>();
+  for (const [name, value] of Object.entries(msg.properties ?? {})) {
+    if (RESERVED.has(name))
+      throw clientError(`the property<${name}> is used by system, input another please`);
+    if (name.length === 0 || value.length === 0) continue;
+    props.set(name, value);
+  }
+  const keys = keysValue(msg.keys);
+  if (keys !== undefined) props.set(MessageConst.KEYS, keys);
+  if (msg.tags !== undefined && msg.tags.length > 0) props.set(MessageConst.TAGS, msg.tags);
+  props.set(MessageConst.WAIT, String(msg.waitStoreMsgOK ?? true));
+  if (msg.delayLevel !== undefined && msg.delayLevel > 0)
+    props.set(MessageConst.DELAY, String(msg.delayLevel));
+  return props;
+}
+
+/** Java's Validators.checkMessage: non-empty body no larger than the limit, a topic. */
+export function validateMessage(msg: Message, body: Uint8Array, bodyBytesMax = MESSAGE_BODY_BYTES_MAX): void {
+  if (!msg.topic) throw clientError("the specified topic is blank");
+  if (body.length === 0) throw clientError("the message body length is zero");
+  if (body.length > bodyBytesMax) {
+    throw clientError(`the message body size over max value, MAX: ${bodyBytesMax}`);
+  }
+}
+
+/** Every record of a pull/query body, decoded and turned into MessageExt. */
+export function decodeMessages(body: Uint8Array, brokerName: string): MessageExt[] {
+  const out: MessageExt[] = [];
+  const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  let pos = 0;
+  while (pos + 4 <= body.length) {
+    const size = dv.getInt32(pos);
+    if (size <= 0 || pos + size > body.length) break;
+    out.push(toMessageExt(decodeRecord(body, pos), brokerName));
+    pos += size;
+  }
+  return out;
+}
+
+export function toMessageExt(r: DecodedRecord, brokerName: string): MessageExt {
+  const properties = Object.fromEntries(r.properties) as Record<string, string>;
+  let body: Uint8Array = r.body.slice();
+  let sysFlag = r.sysFlag;
+  if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
+    const inflated = decompressBody(body, sysFlag);
+    if (inflated) {
+      body = inflated;
+      sysFlag &= ~(MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK);
+    }
+  }
+  const uniq = properties[MessageConst.UNIQ_KEY];
+  return {
+    topic: r.topic,
+    body,
+    tags: properties[MessageConst.TAGS],
+    keys: (properties[MessageConst.KEYS] ?? "").split(KEY_SEPARATOR).filter((k) => k.length > 0),
+    msgId: uniq ?? r.msgId,
+    offsetMsgId: r.msgId,
+    properties,
+    queueId: r.queueId,
+    queueOffset: r.queueOffset,
+    commitLogOffset: r.physicalOffset,
+    brokerName,
+    bornTimestamp: r.bornTimestamp,
+    bornHost: formatHostAddress(r.bornHost),
+    storeTimestamp: r.storeTimestamp,
+    storeHost: formatHostAddress(r.storeHost),
+    reconsumeTimes: r.reconsumeTimes,
+    flag: r.flag,
+    sysFlag,
+    bodyCrc: r.bodyCrc,
+    storeSize: r.storeSize,
+  };
+}
+
+/** User properties of a received message: everything except the keys RocketMQ reserves. */
+export function userProperties(msg: MessageExt): Record<string, string> {
+  return Object.fromEntries(Object.entries(msg.properties).filter(([k]) => !RESERVED.has(k)));
+}
+
+/** A consumed message from a retry topic is shown under its original topic (Java resetRetryAndNamespace). */
+export function restoreRetryTopic(msg: MessageExt, group: string): void {
+  const original = msg.properties[MessageConst.RETRY_TOPIC];
+  if (original !== undefined && msg.topic === retryTopic(group)) msg.topic = original;
+}
+
+export { decodeProperties, encodeProperties };

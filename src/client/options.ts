@@ -1,0 +1,64 @@
+/**
+ * Client configuration (Java's ClientConfig): defaults as exported constants, resolved once.
+ */
+import { networkInterfaces } from "node:os";
+import type { Logger } from "pino";
+import type { Connector } from "../remoting/index.ts";
+
+export const DEFAULT_MQ_CLIENT_API_TIMEOUT_MS = 3000;
+export const DEFAULT_POLL_NAME_SERVER_INTERVAL_MS = 30_000;
+export const DEFAULT_HEARTBEAT_BROKER_INTERVAL_MS = 30_000;
+export const DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5000;
+/** V5_3_3 (style habit 13: ≥ 401 so a Java NameServer answers standard JSON). */
+export const DEFAULT_CLIENT_VERSION = 479;
+
+export interface ClientOptions {
+  /** "host:port;host:port" or a list. */
+  namesrvAddr: string | readonly string[];
+  /** Distinguishes client instances in one process; default `<pid>#<random>`, so each instance has its own client id. */
+  instanceName?: string;
+  clientIP?: string;
+  /** Transport; default TCP. Embedded setups pass an in-process connector. */
+  connector?: Connector;
+  mqClientApiTimeoutMs?: number;
+  pollNameServerIntervalMs?: number;
+  heartbeatBrokerIntervalMs?: number;
+  language?: string;
+  version?: number;
+  log?: Logger;
+}
+
+export interface ResolvedClientOptions {
+  namesrvAddrs: string[];
+  instanceName: string;
+  clientIP: string;
+  connector: Connector | undefined;
+  mqClientApiTimeoutMs: number;
+  pollNameServerIntervalMs: number;
+  heartbeatBrokerIntervalMs: number;
+  language: string;
+  version: number;
+}
+
+export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
+  const addrs = typeof o.namesrvAddr === "string" ? o.namesrvAddr.split(";") : [...o.namesrvAddr];
+  return {
+    namesrvAddrs: addrs.map((a) => a.trim()).filter((a) => a.length > 0),
+    instanceName: o.instanceName ?? `${process.pid}#${crypto.randomUUID().slice(0, 8)}`,
+    clientIP: o.clientIP ?? localIPv4(),
+    connector: o.connector,
+    mqClientApiTimeoutMs: o.mqClientApiTimeoutMs ?? DEFAULT_MQ_CLIENT_API_TIMEOUT_MS,
+    pollNameServerIntervalMs: o.pollNameServerIntervalMs ?? DEFAULT_POLL_NAME_SERVER_INTERVAL_MS,
+    heartbeatBrokerIntervalMs: o.heartbeatBrokerIntervalMs ?? DEFAULT_HEARTBEAT_BROKER_INTERVAL_MS,
+    language: o.language ?? "JAVA",
+    version: o.version ?? DEFAULT_CLIENT_VERSION,
+  };
+}
+
+/** The first non-internal IPv4 address, as Java's RemotingUtil.getLocalAddress prefers. */
+export function localIPv4(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const ni of list ?? []) if (ni.family === "IPv4" && !ni.internal) return ni.address;
+  }
+  return "127.0.0.1";
+}

@@ -1,0 +1,261 @@
+/**
+ * Producer: sync, callback-async and oneway sends, batches, queue selection (round robin with
+ * broker fault avoidance, a selector function, a sharding key), retries on another broker for
+ * retriable failures, and compression above a threshold (Java's DefaultMQProducerImpl).
+ */
+import { ResponseCode } from "../remoting/index.ts";
+import { ClientInstance } from "./client-instance.ts";
+import { DEFAULT_COMPRESS_BODY_OVER_BYTES, DEFAULT_COMPRESS_LEVEL } from "./compression.ts";
+import { clientError, MQClientError, toClientError } from "./errors.ts";
+import { DEFAULT_FAULT_ISOLATION_MS, LatencyFaultTolerance } from "./latency-fault.ts";
+import { MESSAGE_BODY_BYTES_MAX, type Message } from "./message.ts";
+import type { MessageQueue } from "./message-queue.ts";
+import type { ClientOptions } from "./options.ts";
+import { type QueueSelector, RoundRobin, selectByShardingKey, selectQueue } from "./queue-selector.ts";
+import { call, callOneway } from "./rpc.ts";
+import {
+  AUTO_CREATE_TOPIC_KEY,
+  DEFAULT_TOPIC_QUEUE_NUMS,
+  type PreparedSend,
+  type PrepareOptions,
+  prepareBatch,
+  prepareSingle,
+  readSendResponse,
+  type SendResult,
+  sendRequestParts,
+} from "./send-request.ts";
+
+export const DEFAULT_PRODUCER_GROUP = "DEFAULT_PRODUCER";
+export const DEFAULT_SEND_MSG_TIMEOUT_MS = 3000;
+export const DEFAULT_RETRY_TIMES_WHEN_SEND_FAILED = 2;
+
+export interface ProducerOptions extends Partial<ClientOptions> {
+  /** Share an existing client instance instead of creating one (then namesrvAddr is not needed). */
+  client?: ClientInstance;
+  group?: string;
+  sendMsgTimeoutMs?: number;
+  retryTimesWhenSendFailed?: number;
+  retryTimesWhenSendAsyncFailed?: number;
+  /** Bodies of at least this many bytes are zlib-compressed (Java's compressMsgBodyOverHowmuch). */
+  compressMsgBodyOverBytes?: number;
+  compressLevel?: number;
+  maxMessageBytes?: number;
+  /** Avoid a broker for a while after it failed or answered slowly (default true). */
+  sendLatencyFaultEnable?: boolean;
+  faultIsolationMs?: number;
+  /** Retry on another broker when the status is a stored-but-not-OK one (default false). */
+  retryAnotherBrokerWhenNotStoreOK?: boolean;
+}
+
+export interface SendOptions {
+  /** Send to exactly this queue. */
+  queue?: MessageQueue;
+  selector?: QueueSelector;
+  /** Queue chosen by the key's hash (ordered messages of one key stay in one queue). */
+  shardingKey?: string;
+  timeoutMs?: number;
+}
+
+export type SendCallback = (err: MQClientError | null, result?: SendResult) => void;
+
+export class Producer {
+  readonly group: string;
+  private readonly rr = new RoundRobin();
+  private readonly faults: LatencyFaultTolerance | null;
+  /** Topics this producer sent to, with their first route load (shared by concurrent sends). */
+  private readonly topicsUsed = new Map<string, Promise<unknown>>();
+  private readonly prep: PrepareOptions;
+  private stopped = false;
+
+  constructor(
+    readonly client: ClientInstance,
+    private readonly ownsClient: boolean,
+    private readonly o: ProducerOptions,
+  ) {
+    this.group = o.group ?? DEFAULT_PRODUCER_GROUP;
+    this.faults =
+      o.sendLatencyFaultEnable === false
+        ? null
+        : new LatencyFaultTolerance(o.faultIsolationMs ?? DEFAULT_FAULT_ISOLATION_MS);
+    this.prep = {
+      nextUniqueId: client.nextUniqueId,
+      compressOverBytes: o.compressMsgBodyOverBytes ?? DEFAULT_COMPRESS_BODY_OVER_BYTES,
+      compressLevel: o.compressLevel ?? DEFAULT_COMPRESS_LEVEL,
+      bodyBytesMax: o.maxMessageBytes ?? MESSAGE_BODY_BYTES_MAX,
+    };
+  }
+
+  /** Sends and resolves with the broker's answer, retrying retriable failures on another broker. */
+  async send(msg: Message, options: SendOptions = {}): Promise<SendResult> {
+    return this.sendPrepared(prepareSingle(msg, this.prep), options, this.retries(false));
+  }
+
+  /** Sends several messages of one topic as one SEND_BATCH_MESSAGE request. */
+  async sendBatch(msgs: readonly Message[], options: SendOptions = {}): Promise<SendResult> {
+    return this.sendPrepared(prepareBatch(msgs, this.prep), options, this.retries(false));
+  }
+
+  /** Callback form: never rejects; the callback gets the result or the error exactly once. */
+  sendAsync(msg: Message, callback: SendCallback, options: SendOptions = {}): void {
+    let prepared: PreparedSend;
+    try {
+      prepared = prepareSingle(msg, this.prep);
+    } catch (err) {
+      queueMicrotask(() => callback(toClientError(err, "", 0)));
+      return;
+    }
+    this.sendPrepared(prepared, options, this.retries(true)).then(
+      (r) => callback(null, r),
+      (err: unknown) => callback(err instanceof MQClientError ? err : toClientError(err, "", 0)),
+    );
+  }
+
+  /** Fire and forget: one attempt, no response awaited from the broker. */
+  async sendOneway(msg: Message, options: SendOptions = {}): Promise<void> {
+    const p = prepareSingle(msg, this.prep);
+    const mq = await this.pickQueue(p, options, undefined);
+    const addr = await this.client.masterAddr(mq.brokerName, p.topic);
+    const req = sendRequestParts(p, mq, this.group);
+    await callOneway(
+      this.client.remoting,
+      addr,
+      req.code,
+      req.ext,
+      req.body,
+      options.timeoutMs ?? this.timeout,
+    );
+  }
+
+  /** The writable queues of a topic (for callers that pick queues themselves). */
+  async fetchPublishQueues(topic: string): Promise<MessageQueue[]> {
+    return [...(await this.publishQueues(topic))];
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.client.unregister("producer", this.group);
+    if (this.ownsClient) await this.client.shutdown();
+  }
+
+  private get timeout(): number {
+    return this.o.sendMsgTimeoutMs ?? DEFAULT_SEND_MSG_TIMEOUT_MS;
+  }
+
+  private retries(async: boolean): number {
+    const n = async ? this.o.retryTimesWhenSendAsyncFailed : this.o.retryTimesWhenSendFailed;
+    return n ?? DEFAULT_RETRY_TIMES_WHEN_SEND_FAILED;
+  }
+
+  private async sendPrepared(p: PreparedSend, options: SendOptions, retryTimes: number): Promise<SendResult> {
+    if (this.stopped) throw clientError("producer is shut down", ResponseCode.SERVICE_NOT_AVAILABLE);
+    const timeoutMs = options.timeoutMs ?? this.timeout;
+    const begin = Date.now();
+    let lastBroker: string | undefined;
+    let lastError: MQClientError | undefined;
+    for (let attempt = 0; attempt <= retryTimes; attempt++) {
+      const left = timeoutMs - (Date.now() - begin);
+      if (left <= 0) break;
+      const mq = await this.pickQueue(p, options, lastBroker);
+      const started = Date.now();
+      try {
+        const result = await this.sendOnce(p, mq, left);
+        this.faults?.update(mq.brokerName, Date.now() - started, false);
+        if (
+          result.sendStatus !== "SEND_OK" &&
+          this.o.retryAnotherBrokerWhenNotStoreOK &&
+          attempt < retryTimes
+        ) {
+          lastBroker = mq.brokerName;
+          continue;
+        }
+        return result;
+      } catch (err) {
+        const e = err instanceof MQClientError ? err : toClientError(err, mq.brokerName, 0);
+        this.faults?.update(mq.brokerName, Date.now() - started, true);
+        if (!e.retriable) throw e;
+        this.client.log.warn({ broker: mq.brokerName, attempt, err: e.message }, "send failed, retrying");
+        lastBroker = mq.brokerName;
+        lastError = e;
+        if (e.code === ResponseCode.TOPIC_NOT_EXIST)
+          await this.client.refreshRoute(p.topic).catch(() => null);
+      }
+    }
+    throw (
+      lastError ??
+      new MQClientError({
+        code: ResponseCode.RPC_TIME_OUT,
+        remark: `send of ${p.topic} timed out after ${timeoutMs} ms`,
+      })
+    );
+  }
+
+  private async sendOnce(p: PreparedSend, mq: MessageQueue, timeoutMs: number): Promise<SendResult> {
+    const addr = await this.client.masterAddr(mq.brokerName, p.topic);
+    const req = sendRequestParts(p, mq, this.group);
+    const r = await call(this.client.remoting, addr, req.code, req.ext, req.body, timeoutMs, [0, 10, 11, 12]);
+    return readSendResponse(r, p, mq, addr, req.code);
+  }
+
+  private async pickQueue(
+    p: PreparedSend,
+    options: SendOptions,
+    lastBroker: string | undefined,
+  ): Promise<MessageQueue> {
+    if (options.queue) return options.queue;
+    const queues = await this.publishQueues(p.topic);
+    if (queues.length === 0) throw noRoute(p.topic);
+    if (options.selector) return options.selector(queues, p.source);
+    if (options.shardingKey !== undefined) return selectByShardingKey(queues, options.shardingKey);
+    return selectQueue(queues, this.rr, this.faults, lastBroker) ?? queues[0]!;
+  }
+
+  private async publishQueues(topic: string): Promise<readonly MessageQueue[]> {
+    let first = this.topicsUsed.get(topic);
+    if (!first) {
+      first = this.client.route(topic).then(
+        // A producer's first send to a topic tells the brokers who it is.
+        (route) => (route ? this.client.heartbeatAll() : undefined),
+        () => undefined,
+      );
+      this.topicsUsed.set(topic, first);
+    }
+    await first;
+    let info = this.client.routes.publishInfo(topic);
+    if (!info || info.queues.length === 0) info = await this.autoCreateInfo(topic);
+    return info?.queues ?? [];
+  }
+
+  /** Java's fallback for an unknown topic: the TBW102 route, min(4, writeQueueNums) queues per broker. */
+  private async autoCreateInfo(topic: string) {
+    const template = await this.client.refreshRoute(AUTO_CREATE_TOPIC_KEY).catch(() => null);
+    if (!template) return null;
+    return this.client.routes.publishInfo(topic, template, DEFAULT_TOPIC_QUEUE_NUMS);
+  }
+
+  topics(): Iterable<string> {
+    return this.topicsUsed.keys();
+  }
+}
+
+function noRoute(topic: string): MQClientError {
+  return new MQClientError({
+    code: ResponseCode.TOPIC_NOT_EXIST,
+    remark: `No route info of this topic: ${topic}`,
+  });
+}
+
+/** Creates and starts a producer. */
+export async function createProducer(options: ProducerOptions): Promise<Producer> {
+  const owns = !options.client;
+  const client = options.client ?? newClient(options);
+  const producer = new Producer(client, owns, options);
+  client.registerProducer(producer);
+  client.start();
+  return producer;
+}
+
+export function newClient(options: Partial<ClientOptions>): ClientInstance {
+  if (!options.namesrvAddr) throw clientError("namesrvAddr is required when no client is given");
+  return new ClientInstance({ ...options, namesrvAddr: options.namesrvAddr });
+}

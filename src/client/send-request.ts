@@ -1,0 +1,188 @@
+/**
+ * Builds SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE requests as the Java producer does
+ * (DefaultMQProducerImpl#sendKernelImpl) and reads their responses (MQClientAPIImpl#processSendResponse).
+ */
+import { SendMessageRequestHeaderV2, SendMessageResponseHeader } from "../protocol/headers/send.ts";
+import { encodeBatch, encodeProperties, MessageConst } from "../protocol/message/index.ts";
+import { type ExtFields, type RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
+import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
+import { MQClientError } from "./errors.ts";
+import {
+  bodyBytes,
+  type Message,
+  messageProperties,
+  RETRY_GROUP_TOPIC_PREFIX,
+  validateMessage,
+} from "./message.ts";
+import type { MessageQueue } from "./message-queue.ts";
+
+export const AUTO_CREATE_TOPIC_KEY = "TBW102";
+export const DEFAULT_TOPIC_QUEUE_NUMS = 4;
+
+export type SendStatus = "SEND_OK" | "FLUSH_DISK_TIMEOUT" | "FLUSH_SLAVE_TIMEOUT" | "SLAVE_NOT_AVAILABLE";
+
+export interface SendResult {
+  sendStatus: SendStatus;
+  /** The client unique id(s) (UNIQ_KEY); comma separated for a batch. */
+  msgId: string;
+  /** The broker's offset id(s). */
+  offsetMsgId: string;
+  messageQueue: MessageQueue;
+  queueOffset: number;
+  transactionId?: string;
+  regionId: string;
+  traceOn: boolean;
+}
+
+/** A message made ready once, before the retry loop: properties, UNIQ_KEY, compressed body. */
+export interface PreparedSend {
+  topic: string;
+  body: Uint8Array;
+  flag: number;
+  sysFlag: number;
+  properties: Map<string, string>;
+  batch: boolean;
+  msgId: string;
+  /** The caller's message, handed to queue selectors. */
+  source: Message;
+}
+
+export interface PrepareOptions {
+  nextUniqueId: () => string;
+  compressOverBytes: number;
+  compressLevel: number;
+  bodyBytesMax: number;
+}
+
+export function prepareSingle(msg: Message, o: PrepareOptions): PreparedSend {
+  let body = bodyBytes(msg.body);
+  validateMessage(msg, body, o.bodyBytesMax);
+  const properties = messageProperties(msg);
+  const msgId = o.nextUniqueId();
+  properties.set(MessageConst.UNIQ_KEY, msgId);
+  let sysFlag = 0;
+  if (body.length >= o.compressOverBytes) {
+    body = compressZlib(body, o.compressLevel);
+    sysFlag |= ZLIB_SYS_FLAG;
+  }
+  return {
+    topic: msg.topic,
+    body,
+    flag: msg.flag ?? 0,
+    sysFlag,
+    properties,
+    batch: false,
+    msgId,
+    source: msg,
+  };
+}
+
+/**
+ * A batch: one topic, same WAIT, no delay, no retry topic; each item gets its own UNIQ_KEY and
+ * batches are never compressed (spec broker §1.9).
+ */
+export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): PreparedSend {
+  const first = msgs[0];
+  if (!first) throw new MQClientError({ code: ResponseCode.INVALID_PARAMETER, remark: "empty batch" });
+  const ids: string[] = [];
+  const items = msgs.map((m) => {
+    if (m.topic !== first.topic) throw badBatch("the topic of the messages in one batch should be the same");
+    if ((m.waitStoreMsgOK ?? true) !== (first.waitStoreMsgOK ?? true))
+      throw badBatch("the waitStoreMsgOK of the messages in one batch should the same");
+    if (m.delayLevel) throw badBatch("TimeDelayLevel is not supported for batching");
+    if (m.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX))
+      throw badBatch("Retry Group is not supported for batching");
+    const body = bodyBytes(m.body);
+    validateMessage(m, body, o.bodyBytesMax);
+    const props = messageProperties(m);
+    const id = o.nextUniqueId();
+    props.set(MessageConst.UNIQ_KEY, id);
+    ids.push(id);
+    return { flag: m.flag ?? 0, body, properties: encodeProperties(props) };
+  });
+  const body = encodeBatch(items);
+  if (body.length > o.bodyBytesMax)
+    throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
+  // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers
+  // that append container properties to every item (rocketmq issue 9416).
+  const properties = new Map([[MessageConst.WAIT, String(first.waitStoreMsgOK ?? true)]]);
+  return {
+    topic: first.topic,
+    body,
+    flag: 0,
+    sysFlag: 0,
+    properties,
+    batch: true,
+    msgId: ids.join(","),
+    source: first,
+  };
+}
+
+function badBatch(remark: string): MQClientError {
+  return new MQClientError({ code: ResponseCode.MESSAGE_ILLEGAL, remark });
+}
+
+export function sendRequestParts(
+  p: PreparedSend,
+  mq: MessageQueue,
+  producerGroup: string,
+): { code: number; ext: ExtFields; body: Uint8Array } {
+  const properties = new Map(p.properties);
+  let reconsumeTimes = 0;
+  let maxReconsumeTimes: number | undefined;
+  if (p.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
+    // Retry sends move the counters from properties into the header (Java sendKernelImpl).
+    reconsumeTimes = Number(properties.get(MessageConst.RECONSUME_TIME) ?? 0);
+    properties.delete(MessageConst.RECONSUME_TIME);
+    const max = properties.get(MessageConst.MAX_RECONSUME_TIMES);
+    if (max !== undefined) maxReconsumeTimes = Number(max);
+    properties.delete(MessageConst.MAX_RECONSUME_TIMES);
+  }
+  const ext = SendMessageRequestHeaderV2.encode({
+    producerGroup,
+    topic: p.topic,
+    defaultTopic: AUTO_CREATE_TOPIC_KEY,
+    defaultTopicQueueNums: DEFAULT_TOPIC_QUEUE_NUMS,
+    queueId: mq.queueId,
+    sysFlag: p.sysFlag,
+    bornTimestamp: Date.now(),
+    flag: p.flag,
+    properties: encodeProperties(properties),
+    reconsumeTimes,
+    unitMode: false,
+    ...(maxReconsumeTimes !== undefined ? { maxReconsumeTimes } : {}),
+    batch: p.batch,
+    brokerName: mq.brokerName,
+  });
+  return { code: p.batch ? RequestCode.SEND_BATCH_MESSAGE : RequestCode.SEND_MESSAGE_V2, ext, body: p.body };
+}
+
+const STATUS: Record<number, SendStatus> = {
+  [ResponseCode.SUCCESS]: "SEND_OK",
+  [ResponseCode.FLUSH_DISK_TIMEOUT]: "FLUSH_DISK_TIMEOUT",
+  [ResponseCode.FLUSH_SLAVE_TIMEOUT]: "FLUSH_SLAVE_TIMEOUT",
+  [ResponseCode.SLAVE_NOT_AVAILABLE]: "SLAVE_NOT_AVAILABLE",
+};
+
+export function readSendResponse(
+  r: RemotingCommand,
+  p: PreparedSend,
+  mq: MessageQueue,
+  addr: string,
+  requestCode: number,
+): SendResult {
+  const sendStatus = STATUS[r.code];
+  if (!sendStatus) throw new MQClientError({ code: r.code, remark: r.remark ?? "", addr, requestCode });
+  const h = SendMessageResponseHeader.decode(r.extFields);
+  const result: SendResult = {
+    sendStatus,
+    msgId: p.msgId,
+    offsetMsgId: h.msgId,
+    messageQueue: { topic: mq.topic, brokerName: mq.brokerName, queueId: h.queueId },
+    queueOffset: h.queueOffset,
+    regionId: r.ext(MessageConst.MSG_REGION) ?? "DefaultRegion",
+    traceOn: r.ext(MessageConst.TRACE_ON) !== "false",
+  };
+  if (h.transactionId !== undefined) result.transactionId = h.transactionId;
+  return result;
+}
