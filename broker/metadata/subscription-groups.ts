@@ -1,0 +1,99 @@
+/**
+ * `config/subscriptionGroup.json` (spec §8.10): `{"subscriptionGroupTable":{"<group>":{…}},"dataVersion":{…}}`,
+ * with the built-in groups created at startup.
+ */
+import { join } from "node:path";
+import type { Logger } from "../../src/log.ts";
+import { ConfigTable } from "./config-table.ts";
+import { bump, type DataVersion, newDataVersion, readDataVersion } from "./data-version.ts";
+
+export interface SubscriptionGroupConfig {
+  groupName: string;
+  consumeEnable: boolean;
+  consumeFromMinEnable: boolean;
+  consumeBroadcastEnable: boolean;
+  consumeMessageOrderly: boolean;
+  retryQueueNums: number;
+  retryMaxTimes: number;
+  brokerId: number;
+  whichBrokerWhenConsumeSlowly: number;
+  notifyConsumerIdsChangedEnable: boolean;
+  groupSysFlag: number;
+  consumeTimeoutMinute: number;
+  attributes: Record<string, string>;
+}
+
+export function subscriptionGroupConfig(groupName: string): SubscriptionGroupConfig {
+  return {
+    groupName,
+    consumeEnable: true,
+    consumeFromMinEnable: true,
+    consumeBroadcastEnable: true,
+    consumeMessageOrderly: false,
+    retryQueueNums: 1,
+    retryMaxTimes: 16,
+    brokerId: 0,
+    whichBrokerWhenConsumeSlowly: 1,
+    notifyConsumerIdsChangedEnable: true,
+    groupSysFlag: 0,
+    consumeTimeoutMinute: 15,
+    attributes: {},
+  };
+}
+
+export const BUILTIN_GROUPS = [
+  "TOOLS_CONSUMER",
+  "FILTERSRV_CONSUMER",
+  "SELF_TEST_C_GROUP",
+  "CID_ONS-HTTP-PROXY",
+  "CID_ONSAPI_PULL",
+  "CID_ONSAPI_PERMISSION",
+  "CID_ONSAPI_OWNER",
+  "CID_SYS_RMQ_TRANS",
+] as const;
+
+export class SubscriptionGroups extends ConfigTable {
+  readonly table = new Map<string, SubscriptionGroupConfig>();
+  dataVersion: DataVersion;
+
+  constructor(storePathRootDir: string, log: Logger, now: () => number = Date.now) {
+    super(join(storePathRootDir, "config", "subscriptionGroup.json"), log, now);
+    this.dataVersion = newDataVersion(now());
+  }
+
+  protected decode(raw: unknown): void {
+    const r = (raw ?? {}) as {
+      dataVersion?: unknown;
+      subscriptionGroupTable?: Record<string, Partial<SubscriptionGroupConfig>>;
+    };
+    this.table.clear();
+    for (const [name, cfg] of Object.entries(r.subscriptionGroupTable ?? {})) {
+      this.table.set(name, { ...subscriptionGroupConfig(name), ...cfg, groupName: cfg.groupName ?? name });
+    }
+    for (const g of BUILTIN_GROUPS) if (!this.table.has(g)) this.table.set(g, subscriptionGroupConfig(g));
+    this.dataVersion = readDataVersion(r.dataVersion, this.now());
+  }
+
+  protected encode(): unknown {
+    return { subscriptionGroupTable: Object.fromEntries(this.table), dataVersion: this.dataVersion };
+  }
+
+  get(group: string): SubscriptionGroupConfig | undefined {
+    return this.table.get(group);
+  }
+
+  put(cfg: SubscriptionGroupConfig): void {
+    this.table.set(cfg.groupName, { ...cfg });
+    bump(this.dataVersion, this.now());
+    this.markDirty();
+  }
+
+  delete(group: string): boolean {
+    const had = this.table.delete(group);
+    if (had) {
+      bump(this.dataVersion, this.now());
+      this.markDirty();
+    }
+    return had;
+  }
+}
