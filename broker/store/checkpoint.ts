@@ -54,6 +54,16 @@ export class Checkpoint {
     return Math.max(0, Math.min(v.physicMsgTimestamp, v.logicsMsgTimestamp) - MIN_TIMESTAMP_SLACK_MS);
   }
 
+  /** Moves the recorded points forward (never back) and writes them. */
+  async advance(physic: number, logics: number, index: number, confirmPhyOffset: number): Promise<void> {
+    const v = this.values;
+    v.physicMsgTimestamp = Math.max(v.physicMsgTimestamp, physic);
+    v.logicsMsgTimestamp = Math.max(v.logicsMsgTimestamp, logics);
+    v.indexMsgTimestamp = Math.max(v.indexMsgTimestamp, index);
+    v.confirmPhyOffset = confirmPhyOffset;
+    await this.flush();
+  }
+
   /** Writes the whole page and syncs it. */
   async flush(): Promise<void> {
     if (!this.fh) throw new Error("checkpoint not loaded");

@@ -53,6 +53,17 @@ export class ConsumeQueueStore {
     for (const qs of this.table.values()) yield* qs.values();
   }
 
+  /** Topic → sorted queue ids. */
+  topicQueues(): Map<string, number[]> {
+    const m = new Map<string, number[]>();
+    for (const [t, qs] of this.table)
+      m.set(
+        t,
+        [...qs.keys()].sort((a, b) => a - b),
+      );
+    return m;
+  }
+
   /** Largest physical offset referenced by any queue, -1 if none (spec §5.5 step 2). */
   maxPhyOffset(): number {
     let m = -1;

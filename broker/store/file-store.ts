@@ -3,17 +3,13 @@
  * dispatch, consume queues, index, checkpoint, recovery and retention over the spec §11.4 layout.
  */
 import { existsSync } from "node:fs";
-import { mkdir, statfs, unlink, writeFile } from "node:fs/promises";
+import { mkdir, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Logger, logger } from "../../src/log.ts";
 import {
-  checkRecord,
-  decodeRecord,
   encodeOffsetMessageId,
   isConsumeQueueDispatched,
-  MessageConst,
   type PreparedRecord,
-  splitKeys,
 } from "../../src/protocol/message/index.ts";
 import { Checkpoint } from "./checkpoint.ts";
 import { CommitLog } from "./commitlog.ts";
@@ -32,21 +28,18 @@ import type {
 } from "./message-store.ts";
 import { prepareForStore, sameQueue, waitStoreMsgOk } from "./put-message.ts";
 import { getMessageFrom, type LogView, offsetByTime, recordStoreTimestamp } from "./reads.ts";
+import { RecordReader } from "./record-reader.ts";
 import { type RecoveryReport, recover } from "./recovery.ts";
-import { runRetention } from "./retention.ts";
+import { runRetention, statfsUsedPercent } from "./retention.ts";
 import { BoundaryType, PutMessageStatus } from "./status.ts";
 import { commitLogDir, DEFAULT_STORE_OPTIONS, parseDelayLevels, type StoreOptions } from "./store-options.ts";
+import { StoreStats } from "./store-stats.ts";
 
 export interface FileStoreDeps {
   readonly log?: Logger;
   readonly now?: () => number;
   /** Used percent (0..100) of the partition holding `dir`; statfs by default. */
   readonly diskUsedPercent?: (dir: string) => Promise<number>;
-}
-
-async function statfsUsedPercent(dir: string): Promise<number> {
-  const s = await statfs(dir);
-  return s.blocks > 0 ? ((s.blocks - s.bfree) / s.blocks) * 100 : 0;
 }
 
 export class FileMessageStore implements MessageStore {
@@ -57,6 +50,7 @@ export class FileMessageStore implements MessageStore {
   readonly checkpoint: Checkpoint;
   readonly dispatcher: Dispatcher;
   readonly flusher: CommitLogFlusher;
+  readonly reader: RecordReader;
   recoveryReport: RecoveryReport | undefined;
   private readonly log: Logger;
   private readonly now: () => number;
@@ -67,7 +61,7 @@ export class FileMessageStore implements MessageStore {
   private diskFull = false;
   private running = false;
   private logicsFlushing: Promise<void> | undefined;
-  private readonly stats = { puts: 0, putBytes: 0, putFailed: 0, getsFound: 0, transferred: 0, boot: 0 };
+  private readonly stats = new StoreStats();
 
   constructor(
     options: Partial<StoreOptions> & Pick<StoreOptions, "storePathRootDir">,
@@ -94,6 +88,7 @@ export class FileMessageStore implements MessageStore {
       this.log.error({ err }, "message-arrived listener threw"),
     );
     this.flusher = new CommitLogFlusher(this.cl, o, this.log, this.now);
+    this.reader = new RecordReader(this.cl, this.index, o.readSpanBytesMax);
   }
 
   private get abortPath(): string {
@@ -248,46 +243,12 @@ export class FileMessageStore implements MessageStore {
     const indexTs = this.index?.files.at(-1)?.endTimestamp ?? 0;
     await this.cqs.flushAll();
     await this.index?.flush();
-    const v = this.checkpoint.values;
-    v.physicMsgTimestamp = Math.max(v.physicMsgTimestamp, this.flusher.flushedStoreTimestamp);
-    v.logicsMsgTimestamp = Math.max(v.logicsMsgTimestamp, logicsTs);
-    v.indexMsgTimestamp = Math.max(v.indexMsgTimestamp, indexTs);
-    v.confirmPhyOffset = this.flusher.flushedOffset;
-    await this.checkpoint.flush();
-  }
-
-  /** Reads records, one disk read per run of nearby records in one segment. */
-  private async readRecords(
-    spans: readonly (readonly [number, number])[],
-  ): Promise<(Uint8Array | undefined)[]> {
-    const out: (Uint8Array | undefined)[] = [];
-    let i = 0;
-    while (i < spans.length) {
-      const [start, size0] = spans[i]!;
-      const seg = this.cl.segments.find(start);
-      let end = start + size0;
-      let j = i;
-      while (j + 1 < spans.length && seg) {
-        const [p, s] = spans[j + 1]!;
-        if (p < end || p + s - start > this.options.readSpanBytesMax || p + s > seg.end) break;
-        end = p + s;
-        j++;
-      }
-      const buf = j > i ? await this.cl.read(start, end - start) : undefined;
-      for (let k = i; k <= j; k++) {
-        const [p, s] = spans[k]!;
-        const rec = buf ? buf.subarray(p - start, p - start + s) : await this.cl.read(p, s);
-        out.push(rec && this.isRecordAt(rec, p, s) ? rec : undefined);
-      }
-      i = j + 1;
-    }
-    return out;
-  }
-
-  /** Validates a record right after reading it (style habit 15). */
-  private isRecordAt(rec: Uint8Array, phy: number, size: number): boolean {
-    const r = checkRecord(rec, 0, rec.length, { checkCrc: false, physicalOffset: phy });
-    return r.kind === "message" && r.size === size;
+    await this.checkpoint.advance(
+      this.flusher.flushedStoreTimestamp,
+      logicsTs,
+      indexTs,
+      this.flusher.flushedOffset,
+    );
   }
 
   async getMessage(
@@ -300,7 +261,7 @@ export class FileMessageStore implements MessageStore {
     filter?: MessageFilter,
   ): Promise<GetMessageResult> {
     const cl = this.cl;
-    const view: LogView = { minOffset: cl.minOffset, readRecords: (spans) => this.readRecords(spans) };
+    const view: LogView = { minOffset: cl.minOffset, readRecords: (spans) => this.reader.readRecords(spans) };
     const r = await getMessageFrom(
       this.cqs.find(topic, queueId),
       view,
@@ -332,7 +293,7 @@ export class FileMessageStore implements MessageStore {
   async getMessageStoreTimeStamp(topic: string, queueId: number, offset: number): Promise<number> {
     const u = await this.cqs.find(topic, queueId)?.unitAt(offset);
     if (!u || u.phyOffset < this.cl.minOffset) return -1;
-    const [rec] = await this.readRecords([[u.phyOffset, u.size]]);
+    const [rec] = await this.reader.readRecords([[u.phyOffset, u.size]]);
     return rec ? recordStoreTimestamp(rec) : -1;
   }
 
@@ -357,13 +318,8 @@ export class FileMessageStore implements MessageStore {
     return rec ? recordStoreTimestamp(rec) : -1;
   }
 
-  async lookMessageByOffset(phyOffset: number): Promise<Uint8Array | undefined> {
-    const head = await this.cl.read(phyOffset, 8);
-    if (!head) return undefined;
-    const size = new DataView(head.buffer, head.byteOffset).getInt32(0);
-    if (size <= 8) return undefined;
-    const [rec] = await this.readRecords([[phyOffset, size]]);
-    return rec;
+  lookMessageByOffset(phyOffset: number): Promise<Uint8Array | undefined> {
+    return this.reader.lookMessageByOffset(phyOffset);
   }
 
   async queryMessage(
@@ -373,25 +329,7 @@ export class FileMessageStore implements MessageStore {
     begin: number,
     end: number,
   ): Promise<QueryMessageResult> {
-    const empty = { messages: [], indexLastUpdateTimestamp: 0, indexLastUpdatePhyoffset: 0 };
-    if (!this.index) return empty;
-    const max = Math.min(maxNum, this.options.maxMsgsNumBatch);
-    const q = await this.index.query(topic, key, max, begin, end);
-    const messages: Uint8Array[] = [];
-    for (const phy of [...new Set(q.phyOffsets)]) {
-      const rec = await this.lookMessageByOffset(phy);
-      if (!rec) continue;
-      // Hash collisions and entries left from a cut tail are dropped here.
-      const d = decodeRecord(rec);
-      const keys = splitKeys(d.properties.get(MessageConst.KEYS));
-      if (d.topic === topic && (d.properties.get(MessageConst.UNIQ_KEY) === key || keys.includes(key)))
-        messages.push(rec);
-    }
-    return {
-      messages,
-      indexLastUpdateTimestamp: q.indexLastUpdateTimestamp,
-      indexLastUpdatePhyoffset: q.indexLastUpdatePhyoffset,
-    };
+    return this.reader.queryMessage(topic, key, Math.min(maxNum, this.options.maxMsgsNumBatch), begin, end);
   }
 
   onMessageArrived(listener: MessageArrivedListener): () => void {
@@ -408,13 +346,7 @@ export class FileMessageStore implements MessageStore {
   }
 
   getTopicQueues(): Map<string, number[]> {
-    const m = new Map<string, number[]>();
-    for (const [t, qs] of this.cqs.table)
-      m.set(
-        t,
-        [...qs.keys()].sort((a, b) => a - b),
-      );
-    return m;
+    return this.cqs.topicQueues();
   }
 
   async flush(): Promise<void> {
@@ -448,18 +380,7 @@ export class FileMessageStore implements MessageStore {
   }
 
   getRuntimeStats(): StoreRuntimeStats {
-    return {
-      putMessageTimesTotal: this.stats.puts,
-      putMessageSizeTotal: this.stats.putBytes,
-      putMessageFailedTimes: this.stats.putFailed,
-      getMessageTimesTotalFound: this.stats.getsFound,
-      getMessageTransferredMsgCount: this.stats.transferred,
-      commitLogMinOffset: this.cl.minOffset,
-      commitLogMaxOffset: this.cl.maxOffset,
-      dispatchBehindBytes: this.cl.maxOffset - this.cl.dispatchedOffset,
-      remainHowManyDataToFlush: this.cl.maxOffset - this.flusher.flushedOffset,
-      bootTimestamp: this.stats.boot,
-    };
+    return this.stats.snapshot(this.cl, this.flusher.flushedOffset);
   }
 
   async shutdown(): Promise<void> {

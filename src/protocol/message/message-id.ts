@@ -3,16 +3,11 @@
  * client unique id carried in `UNIQ_KEY` (§3.2). Both are upper-case hex.
  */
 import { formatHostAddress, type HostAddress } from "./host-address.ts";
+import { writeI64 } from "./record-layout.ts";
 
-const HEX = "0123456789ABCDEF";
-
+/** Upper-case hex of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    s += HEX[b >> 4]! + HEX[b & 15]!;
-  }
-  return s;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex").toUpperCase();
 }
 
 export function fromHex(hex: string): Uint8Array {
@@ -31,7 +26,7 @@ export function encodeOffsetMessageId(storeHost: HostAddress, physicalOffset: nu
   const dv = new DataView(buf.buffer);
   buf.set(storeHost.ip, 0);
   dv.setInt32(n, storeHost.port);
-  dv.setBigInt64(n + 4, BigInt(physicalOffset));
+  writeI64(dv, n + 4, physicalOffset);
   return toHex(buf);
 }
 
