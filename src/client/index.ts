@@ -2,6 +2,8 @@
  * The native RocketMQ client: producer, push consumer, lite pull consumer and admin, over one
  * ClientInstance per configuration (spec broker §1, §7-§9; remoting §7).
  */
+
+export { type AllocateStrategy, allocateAveragely } from "./allocate.ts";
 export { ClientInstance } from "./client-instance.ts";
 export { MQClientError } from "./errors.ts";
 export type { Message, MessageExt } from "./message.ts";
@@ -15,5 +17,12 @@ export {
   type SendCallback,
   type SendOptions,
 } from "./producer.ts";
+export {
+  createPushConsumer,
+  type MessageListener,
+  PushConsumer,
+  type PushConsumerOptions,
+} from "./push-consumer.ts";
 export type { QueueSelector } from "./queue-selector.ts";
+export type { ConsumeFromWhere, MessageModel } from "./rebalance.ts";
 export type { SendResult, SendStatus } from "./send-request.ts";

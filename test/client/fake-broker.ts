@@ -66,7 +66,7 @@ export interface FakeBrokerOptions {
 }
 
 export class FakeBroker {
-  readonly server: RemotingServer;
+  server: RemotingServer;
   readonly brokerName: string;
   readonly topics = new Map<string, TopicConfig>();
   readonly queues = new Map<string, Stored[]>();
@@ -122,9 +122,30 @@ export class FakeBroker {
     await this.register();
   }
 
-  async stop(): Promise<void> {
+  /** Stops listening (every connection closes) and listens again on the same port, keeping the store. */
+  async restart(): Promise<void> {
+    const port = this.server.port;
+    this.clearHeld();
+    await this.server.stop();
+    this.consumers.clear();
+    this.server = new RemotingServer({
+      name: this.brokerName,
+      listenPort: port,
+      bindAddress: "127.0.0.1",
+      log: silent,
+    });
+    this.registerProcessors();
+    this.server.endpoint.onConnectionClosed((conn) => this.dropConnection(conn));
+    await this.server.start();
+  }
+
+  private clearHeld(): void {
     for (const set of this.held.values()) for (const h of set) clearTimeout(h.timer);
     this.held.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.clearHeld();
     await this.nsClient.shutdown();
     await this.server.stop();
   }

@@ -1,0 +1,132 @@
+/**
+ * One long-polling pull loop per assigned queue (Java's PullMessageService + pullMessage): wait
+ * for room in the process queue, pull with SUSPEND, decode and filter by tag, hand the messages
+ * over, continue from nextBeginOffset. Transport errors back off; OFFSET_ILLEGAL adopts the
+ * broker's offset. The loop ends when its process queue is dropped or the signal aborts.
+ */
+import type { SubscriptionData } from "../protocol/body/subscription.ts";
+import { PullSysFlag } from "../protocol/headers/pull.ts";
+import { MessageConst } from "../protocol/message/index.ts";
+import { pause } from "./abortable.ts";
+import type { PullResult } from "./broker-api.ts";
+import type { ClientInstance } from "./client-instance.ts";
+import { decodeMessages, type MessageExt } from "./message.ts";
+import type { MessageQueue } from "./message-queue.ts";
+import type { FlowLimits, ProcessQueue } from "./process-queue.ts";
+
+export const DEFAULT_PULL_BATCH_SIZE = 32;
+/** Java's BROKER_SUSPEND_MAX_TIME_MILLIS and CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND. */
+export const DEFAULT_BROKER_SUSPEND_MAX_MS = 15_000;
+export const DEFAULT_CONSUMER_TIMEOUT_WHEN_SUSPEND_MS = 30_000;
+/** Java's PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION. */
+export const DEFAULT_PULL_ERROR_DELAY_MS = 3000;
+
+export interface PullTarget {
+  readonly mq: MessageQueue;
+  readonly pq: ProcessQueue;
+  nextOffset: number;
+}
+
+export interface PullLoopDeps {
+  client: ClientInstance;
+  group: string;
+  subscription(topic: string): SubscriptionData | undefined;
+  /** The offset to commit with the pull, or -1 for none (broadcasting, lite pull). */
+  commitOffset(mq: MessageQueue): number;
+  limits: FlowLimits;
+  batchSize: number;
+  suspendMs: number;
+  timeoutMs: number;
+  errorDelayMs: number;
+  signal: AbortSignal;
+  onFound(target: PullTarget, msgs: MessageExt[]): void;
+  onOffsetIllegal(target: PullTarget, nextOffset: number): void;
+  /** Nothing consumable came back: with nothing cached, the offset may move to `nextOffset` (Java's correctTagsOffset). */
+  onNothingFound?(target: PullTarget, nextOffset: number): void;
+}
+
+export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void> {
+  const log = d.client.log.child({ mq: `${t.mq.topic}/${t.mq.brokerName}/${t.mq.queueId}` });
+  while (!t.pq.dropped && !d.signal.aborted) {
+    await t.pq.waitForRoom(d.limits);
+    if (t.pq.dropped || d.signal.aborted) break;
+    const generation = t.pq.generation;
+    const offset = t.nextOffset;
+    let result: PullResult;
+    try {
+      result = await pullOnce(t.mq, offset, d);
+    } catch (err) {
+      if (t.pq.dropped || d.signal.aborted) break;
+      log.warn({ err: (err as Error).message, offset }, "pull failed, backing off");
+      void d.client.refreshRoute(t.mq.topic).catch(() => null);
+      await pause(d.errorDelayMs, d.signal);
+      continue;
+    }
+    // A seek while the pull was in flight makes its result stale.
+    if (t.pq.dropped || generation !== t.pq.generation) continue;
+    switch (result.status) {
+      case "FOUND": {
+        t.nextOffset = result.nextBeginOffset;
+        const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
+        if (msgs.length > 0) {
+          t.pq.put(msgs);
+          d.onFound(t, msgs);
+        } else if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
+        break;
+      }
+      case "NO_NEW_MSG":
+      case "NO_MATCHED_MSG":
+        t.nextOffset = result.nextBeginOffset;
+        if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
+        break;
+      case "OFFSET_ILLEGAL":
+        log.warn(
+          { offset, next: result.nextBeginOffset },
+          "pull offset illegal, adopting the broker's offset",
+        );
+        t.nextOffset = result.nextBeginOffset;
+        d.onOffsetIllegal(t, result.nextBeginOffset);
+        break;
+    }
+  }
+}
+
+async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Promise<PullResult> {
+  const addr = await d.client.masterAddr(mq.brokerName, mq.topic);
+  const sub = d.subscription(mq.topic);
+  const commitOffset = d.commitOffset(mq);
+  let sysFlag = PullSysFlag.SUSPEND;
+  if (commitOffset > 0) sysFlag |= PullSysFlag.COMMIT_OFFSET;
+  if (sub) sysFlag |= PullSysFlag.SUBSCRIPTION;
+  return d.client.broker.pull(
+    addr,
+    {
+      consumerGroup: d.group,
+      topic: mq.topic,
+      queueId: mq.queueId,
+      queueOffset: offset,
+      maxMsgNums: d.batchSize,
+      sysFlag,
+      commitOffset: Math.max(commitOffset, 0),
+      suspendTimeoutMillis: d.suspendMs,
+      ...(sub ? { subscription: sub.subString, expressionType: sub.expressionType } : {}),
+      subVersion: sub?.subVersion ?? 0,
+    },
+    d.timeoutMs,
+  );
+}
+
+/**
+ * Decodes the records, drops tag-hash collisions the broker let through (Java's
+ * processPullResult) and records the queue's min/max offsets on each message.
+ */
+function filterAndTag(result: PullResult, mq: MessageQueue, sub: SubscriptionData | undefined): MessageExt[] {
+  const all = result.body ? decodeMessages(result.body, mq.brokerName) : [];
+  const tagged = sub && sub.tagsSet.length > 0 && !sub.classFilterMode;
+  const kept = tagged ? all.filter((m) => m.tags !== undefined && sub.tagsSet.includes(m.tags)) : all;
+  for (const m of kept) {
+    m.properties[MessageConst.MIN_OFFSET] = String(result.minOffset);
+    m.properties[MessageConst.MAX_OFFSET] = String(result.maxOffset);
+  }
+  return kept;
+}

@@ -1,0 +1,289 @@
+/**
+ * PushConsumer (Java's DefaultMQPushConsumer, concurrent mode): subscriptions with tag
+ * expressions, clustering or broadcasting, rebalance on start, on NOTIFY_CONSUMER_IDS_CHANGED and
+ * every 20 s, one pull loop per owned queue, a listener run with bounded concurrency, failed
+ * messages sent back for retry, offsets committed periodically and on shutdown.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { ConsumerData } from "../protocol/body/heartbeat.ts";
+import { buildSubscription, type SubscriptionData } from "../protocol/body/subscription.ts";
+import { MessageConst } from "../protocol/message/index.ts";
+import { Limiter, pause } from "./abortable.ts";
+import { type AllocateStrategy, allocateAveragely } from "./allocate.ts";
+import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
+import { clientError } from "./errors.ts";
+import { type MessageExt, restoreRetryTopic, retryTopic } from "./message.ts";
+import { mqKey } from "./message-queue.ts";
+import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
+import { type ClientOptions, DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS } from "./options.ts";
+import { DEFAULT_FLOW_LIMITS, type FlowLimits } from "./process-queue.ts";
+import { newClient } from "./producer.ts";
+import {
+  DEFAULT_BROKER_SUSPEND_MAX_MS,
+  DEFAULT_CONSUMER_TIMEOUT_WHEN_SUSPEND_MS,
+  DEFAULT_PULL_BATCH_SIZE,
+  DEFAULT_PULL_ERROR_DELAY_MS,
+  type PullTarget,
+  runPullLoop,
+} from "./pull-loop.ts";
+import { type ConsumeFromWhere, type MessageModel, Rebalancer } from "./rebalance.ts";
+
+export const DEFAULT_REBALANCE_INTERVAL_MS = 20_000;
+export const DEFAULT_CONSUME_CONCURRENCY = 20;
+export const DEFAULT_MAX_RECONSUME_TIMES = 16;
+/** Java's consumeTimestamp default: half an hour ago. */
+const HALF_HOUR_MS = 30 * 60 * 1000;
+/** How long a batch whose send-back failed waits before it is consumed again locally. */
+const LOCAL_RETRY_DELAY_MS = 5000;
+
+/** Return nothing (or resolve) for success; throw (or reject) to have the batch retried. */
+export type MessageListener = (msgs: MessageExt[]) => void | Promise<void>;
+
+export interface PushConsumerOptions extends Partial<ClientOptions> {
+  client?: ClientInstance;
+  group: string;
+  /** topic → tag expression ("*", "TagA || TagB"). */
+  subscriptions: Readonly<Record<string, string>>;
+  onMessage: MessageListener;
+  messageModel?: MessageModel;
+  consumeFromWhere?: ConsumeFromWhere;
+  consumeTimestamp?: number;
+  allocate?: AllocateStrategy;
+  /** Listener calls running at once, over all queues (Java's consumeThreadMax). */
+  consumeConcurrency?: number;
+  /** Messages per listener call (Java's consumeMessageBatchMaxSize). */
+  consumeBatchSize?: number;
+  pullBatchSize?: number;
+  flowLimits?: Partial<FlowLimits>;
+  maxReconsumeTimes?: number;
+  rebalanceIntervalMs?: number;
+  persistConsumerOffsetIntervalMs?: number;
+  brokerSuspendMaxMs?: number;
+  consumerTimeoutWhenSuspendMs?: number;
+  pullErrorDelayMs?: number;
+  /** Where broadcasting consumers keep offsets (Java: ~/.rocketmq_offsets). */
+  offsetStoreDir?: string;
+}
+
+export class PushConsumer implements ConsumerMember {
+  readonly group: string;
+  readonly messageModel: MessageModel;
+  readonly offsets: OffsetStore;
+  private readonly subs = new Map<string, SubscriptionData>();
+  private readonly rebalancer: Rebalancer;
+  private readonly limiter: Limiter;
+  private readonly abort = new AbortController();
+  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private readonly loops = new Set<Promise<void>>();
+  private readonly limits: FlowLimits;
+  private stopped = false;
+
+  constructor(
+    readonly client: ClientInstance,
+    private readonly ownsClient: boolean,
+    private readonly o: PushConsumerOptions,
+  ) {
+    this.group = o.group;
+    this.messageModel = o.messageModel ?? "CLUSTERING";
+    this.limiter = new Limiter(o.consumeConcurrency ?? DEFAULT_CONSUME_CONCURRENCY);
+    this.limits = { ...DEFAULT_FLOW_LIMITS, ...o.flowLimits };
+    for (const [topic, expr] of Object.entries(o.subscriptions))
+      this.subs.set(topic, buildSubscription(topic, expr));
+    if (this.messageModel === "CLUSTERING") {
+      const retry = retryTopic(this.group);
+      this.subs.set(retry, buildSubscription(retry, "*"));
+      this.offsets = new RemoteBrokerOffsetStore(client, this.group);
+    } else {
+      const dir = o.offsetStoreDir ?? join(homedir(), ".rocketmq_offsets");
+      this.offsets = new LocalFileOffsetStore(
+        join(dir, client.clientId.replace(/[^\w.#@-]/g, "_"), this.group, "offsets.json"),
+      );
+    }
+    this.rebalancer = new Rebalancer({
+      client,
+      group: this.group,
+      messageModel: this.messageModel,
+      consumeFromWhere: o.consumeFromWhere ?? "CONSUME_FROM_LAST_OFFSET",
+      consumeTimestamp: o.consumeTimestamp ?? Date.now() - HALF_HOUR_MS,
+      allocate: o.allocate ?? allocateAveragely,
+      offsets: this.offsets,
+      topics: () => [...this.subs.keys()],
+      startPulling: (t) => this.startPulling(t),
+    });
+  }
+
+  topics(): Iterable<string> {
+    return this.subs.keys();
+  }
+
+  consumerData(): ConsumerData {
+    return {
+      groupName: this.group,
+      consumeType: "CONSUME_PASSIVELY",
+      messageModel: this.messageModel,
+      consumeFromWhere: this.o.consumeFromWhere ?? "CONSUME_FROM_LAST_OFFSET",
+      subscriptionDataSet: [...this.subs.values()],
+      unitMode: false,
+    };
+  }
+
+  rebalanceSoon(): void {
+    if (this.stopped) return;
+    void this.rebalancer.trigger();
+  }
+
+  /** The queues this consumer pulls now. */
+  assignedQueues() {
+    return this.rebalancer.owned();
+  }
+
+  async resetOffsets(topic: string, offsets: Map<string, number>): Promise<void> {
+    for (const t of this.rebalancer.table.values()) {
+      const offset = offsets.get(`${t.mq.brokerName}/${t.mq.queueId}`);
+      if (t.mq.topic !== topic || offset === undefined) continue;
+      t.pq.generation += 1;
+      t.pq.clear();
+      t.nextOffset = offset;
+      this.offsets.update(t.mq, offset, false);
+    }
+  }
+
+  async start(): Promise<void> {
+    await this.offsets.load();
+    this.client.start();
+    await Promise.all([...this.subs.keys()].map((t) => this.client.refreshRoute(t).catch(() => null)));
+    await this.client.heartbeatAll();
+    this.every(this.o.rebalanceIntervalMs ?? DEFAULT_REBALANCE_INTERVAL_MS, () => this.rebalancer.trigger());
+    this.every(this.o.persistConsumerOffsetIntervalMs ?? DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS, () =>
+      this.offsets.persistAll(this.rebalancer.owned(), true),
+    );
+    await this.rebalancer.trigger();
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    const owned = this.rebalancer.dropAll().map((t) => t.mq);
+    this.abort.abort();
+    await this.limiter.idle();
+    await this.offsets.persistAll(owned, false);
+    await this.client.unregister("consumer", this.group);
+    if (this.ownsClient) await this.client.shutdown();
+    await Promise.allSettled([...this.loops]);
+  }
+
+  private every(ms: number, task: () => Promise<void>): void {
+    this.timers.push(
+      setInterval(() => {
+        if (!this.stopped)
+          task().catch((err: unknown) => this.client.log.warn({ err }, "consumer task failed"));
+      }, ms),
+    );
+  }
+
+  private startPulling(target: PullTarget): void {
+    const loop = runPullLoop(target, {
+      client: this.client,
+      group: this.group,
+      subscription: (topic) => this.subs.get(topic),
+      commitOffset: (mq) => (this.messageModel === "CLUSTERING" ? this.offsets.readMemory(mq) : -1),
+      limits: this.limits,
+      batchSize: this.o.pullBatchSize ?? DEFAULT_PULL_BATCH_SIZE,
+      suspendMs: this.o.brokerSuspendMaxMs ?? DEFAULT_BROKER_SUSPEND_MAX_MS,
+      timeoutMs: this.o.consumerTimeoutWhenSuspendMs ?? DEFAULT_CONSUMER_TIMEOUT_WHEN_SUSPEND_MS,
+      errorDelayMs: this.o.pullErrorDelayMs ?? DEFAULT_PULL_ERROR_DELAY_MS,
+      signal: this.abort.signal,
+      onFound: (t, msgs) => this.submit(t, msgs),
+      onNothingFound: (t, next) => {
+        if (!t.pq.dropped) this.offsets.update(t.mq, next, true);
+      },
+      onOffsetIllegal: (t, next) => {
+        this.offsets.update(t.mq, next, false);
+        void this.offsets.persist(t.mq, true).catch(() => {});
+      },
+    }).catch((err: unknown) => this.client.log.error({ err, mq: mqKey(target.mq) }, "pull loop crashed"));
+    this.loops.add(loop);
+    void loop.finally(() => this.loops.delete(loop));
+  }
+
+  private submit(t: PullTarget, msgs: MessageExt[]): void {
+    const size = Math.max(1, this.o.consumeBatchSize ?? 1);
+    for (let i = 0; i < msgs.length; i += size) {
+      const batch = msgs.slice(i, i + size);
+      void this.limiter.run(() => this.consume(t, batch));
+    }
+  }
+
+  private async consume(t: PullTarget, batch: MessageExt[]): Promise<void> {
+    if (t.pq.dropped) return;
+    const now = String(Date.now());
+    for (const m of batch) {
+      restoreRetryTopic(m, this.group);
+      m.properties[MessageConst.CONSUME_START_TIME] = now;
+    }
+    let ok: boolean;
+    try {
+      await this.o.onMessage(batch);
+      ok = true;
+    } catch (err) {
+      this.client.log.warn(
+        { err: (err as Error).message, count: batch.length },
+        "listener failed, retrying later",
+      );
+      ok = false;
+    }
+    if (!ok && this.messageModel === "CLUSTERING") {
+      const kept = await this.sendBack(batch);
+      if (kept.length > 0) {
+        // Not handed to the broker: consume again here after a pause, keeping the offset back.
+        const rest = batch.filter((m) => !kept.includes(m));
+        this.commit(t, rest);
+        void pause(LOCAL_RETRY_DELAY_MS, this.abort.signal).then(() => {
+          if (!t.pq.dropped && !this.stopped) void this.limiter.run(() => this.consume(t, kept));
+        });
+        return;
+      }
+    }
+    this.commit(t, batch);
+  }
+
+  private commit(t: PullTarget, msgs: MessageExt[]): void {
+    const offset = t.pq.remove(msgs);
+    if (offset >= 0 && !t.pq.dropped) this.offsets.update(t.mq, offset, true);
+  }
+
+  /** CONSUMER_SEND_MSG_BACK for each message; returns those the broker did not take. */
+  private async sendBack(batch: MessageExt[]): Promise<MessageExt[]> {
+    const failed: MessageExt[] = [];
+    const max = this.o.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES;
+    for (const m of batch) {
+      try {
+        const addr = await this.client.masterAddr(m.brokerName, m.topic);
+        await this.client.broker.sendMessageBack(addr, m, this.group, 0, max);
+      } catch (err) {
+        this.client.log.warn({ err: (err as Error).message, msgId: m.msgId }, "send back failed");
+        failed.push(m);
+      }
+    }
+    return failed;
+  }
+}
+
+export async function createPushConsumer(options: PushConsumerOptions): Promise<PushConsumer> {
+  if (!options.group) throw clientError("consumer group is required");
+  if (Object.keys(options.subscriptions).length === 0)
+    throw clientError("at least one subscription is required");
+  const owns = !options.client;
+  const client = options.client ?? newClient(options);
+  const consumer = new PushConsumer(client, owns, options);
+  client.registerConsumer(consumer);
+  try {
+    await consumer.start();
+  } catch (err) {
+    await consumer.shutdown().catch(() => {});
+    throw err;
+  }
+  return consumer;
+}

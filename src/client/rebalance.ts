@@ -1,0 +1,154 @@
+/**
+ * Rebalance (Java's RebalanceImpl): for every subscribed topic, the queues this consumer owns —
+ * all of them when broadcasting, its share of the group's when clustering — and the process
+ * queue table brought in line: dropped queues persist their offset and stop pulling, new queues
+ * start from their stored offset or the consume-from-where rule. Runs are serialised; a request
+ * during a run schedules one more run.
+ */
+import type { AllocateStrategy } from "./allocate.ts";
+import type { ClientInstance } from "./client-instance.ts";
+import { retryTopic } from "./message.ts";
+import { type MessageQueue, mqKey } from "./message-queue.ts";
+import type { OffsetStore } from "./offset-store.ts";
+import { ProcessQueue } from "./process-queue.ts";
+import type { PullTarget } from "./pull-loop.ts";
+
+export type MessageModel = "CLUSTERING" | "BROADCASTING";
+export type ConsumeFromWhere =
+  | "CONSUME_FROM_LAST_OFFSET"
+  | "CONSUME_FROM_FIRST_OFFSET"
+  | "CONSUME_FROM_TIMESTAMP";
+
+export interface RebalanceDeps {
+  client: ClientInstance;
+  group: string;
+  messageModel: MessageModel;
+  consumeFromWhere: ConsumeFromWhere;
+  /** For CONSUME_FROM_TIMESTAMP (ms). */
+  consumeTimestamp: number;
+  allocate: AllocateStrategy;
+  offsets: OffsetStore;
+  topics(): string[];
+  /** Starts pulling a newly owned queue. */
+  startPulling(target: PullTarget): void;
+}
+
+export class Rebalancer {
+  readonly table = new Map<string, PullTarget>();
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly d: RebalanceDeps) {}
+
+  /** Runs a rebalance now, or once more after the one in progress. */
+  trigger(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.runOnce();
+        } while (this.again);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  owned(): MessageQueue[] {
+    return [...this.table.values()].map((t) => t.mq);
+  }
+
+  /** Drops every queue (shutdown); offsets stay in the store for the final persist. */
+  dropAll(): PullTarget[] {
+    const all = [...this.table.values()];
+    for (const t of all) t.pq.drop();
+    this.table.clear();
+    return all;
+  }
+
+  private async runOnce(): Promise<void> {
+    for (const topic of this.d.topics()) {
+      try {
+        await this.rebalanceTopic(topic);
+      } catch (err) {
+        this.d.client.log.warn({ topic, err: (err as Error).message }, "rebalance of topic failed");
+      }
+    }
+  }
+
+  private async rebalanceTopic(topic: string): Promise<void> {
+    const { client } = this.d;
+    const route = await client.route(topic);
+    if (!route) return;
+    const mqAll = client.routes.subscribeQueues(topic);
+    let mine: MessageQueue[];
+    if (this.d.messageModel === "BROADCASTING") {
+      mine = mqAll;
+    } else {
+      const broker = route.brokerDatas[0]?.brokerName;
+      const addr = broker ? client.routes.anyAddr(broker) : undefined;
+      if (!addr) return;
+      const cids = await client.broker.consumerIdList(addr, this.d.group);
+      if (!cids.includes(client.clientId)) return;
+      mine = this.d.allocate(client.clientId, mqAll, cids);
+    }
+    await this.applyAllocation(topic, mine);
+  }
+
+  private async applyAllocation(topic: string, mine: MessageQueue[]): Promise<void> {
+    const wanted = new Set(mine.map(mqKey));
+    for (const [key, t] of this.table) {
+      if (t.mq.topic !== topic || wanted.has(key)) continue;
+      t.pq.drop();
+      this.table.delete(key);
+      await this.d.offsets.persist(t.mq, false).catch((err: unknown) => {
+        this.d.client.log.warn({ err: (err as Error).message }, "offset persist on queue removal failed");
+      });
+      this.d.offsets.remove(t.mq);
+      this.d.client.log.info({ mq: key }, "queue released by rebalance");
+    }
+    for (const mq of mine) {
+      const key = mqKey(mq);
+      if (this.table.has(key)) continue;
+      this.d.offsets.remove(mq);
+      let offset: number;
+      try {
+        offset = await this.computePullFromWhere(mq);
+      } catch (err) {
+        this.d.client.log.warn(
+          { mq: key, err: (err as Error).message },
+          "cannot compute start offset, later",
+        );
+        continue;
+      }
+      const target: PullTarget = { mq, pq: new ProcessQueue(), nextOffset: offset };
+      this.table.set(key, target);
+      this.d.client.log.info({ mq: key, offset }, "queue taken by rebalance");
+      this.d.startPulling(target);
+    }
+  }
+
+  /** Java's RebalancePushImpl#computePullFromWhereWithException. */
+  private async computePullFromWhere(mq: MessageQueue): Promise<number> {
+    const stored = await this.d.offsets.readStored(mq);
+    if (stored >= 0) return stored;
+    const { client } = this.d;
+    const isRetry = mq.topic === retryTopic(this.d.group);
+    const addr = await client.masterAddr(mq.brokerName, mq.topic);
+    switch (this.d.consumeFromWhere) {
+      case "CONSUME_FROM_FIRST_OFFSET":
+        return 0;
+      case "CONSUME_FROM_TIMESTAMP":
+        if (isRetry) return client.broker.maxOffset(addr, mq.topic, mq.queueId);
+        return client.broker.searchOffset(addr, mq.topic, mq.queueId, this.d.consumeTimestamp);
+      default:
+        if (isRetry) return 0;
+        return client.broker.maxOffset(addr, mq.topic, mq.queueId);
+    }
+  }
+}
