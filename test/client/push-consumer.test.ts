@@ -26,7 +26,7 @@ async function sendAll(
   producer: Producer,
   topic: string,
   n: number,
-  tag = (i: number) => (i % 2 ? "TagA" : "TagC"),
+  tag: (i: number) => string = (i) => (i % 2 ? "TagA" : "TagC"),
 ) {
   const results = [];
   for (let i = 0; i < n; i++) {
