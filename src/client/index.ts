@@ -6,6 +6,11 @@
 export { type AllocateStrategy, allocateAveragely } from "./allocate.ts";
 export { ClientInstance } from "./client-instance.ts";
 export { MQClientError } from "./errors.ts";
+export {
+  createLitePullConsumer,
+  LitePullConsumer,
+  type LitePullConsumerOptions,
+} from "./lite-pull-consumer.ts";
 export type { Message, MessageExt } from "./message.ts";
 export { userProperties } from "./message.ts";
 export type { MessageQueue } from "./message-queue.ts";
