@@ -3,6 +3,8 @@
  * ClientInstance per configuration (spec broker §1, §7-§9; remoting §7).
  */
 
+export { Admin, type CreateTopicOptions, createAdmin, type QueueProgress, type QueueStats } from "./admin.ts";
+export type { ConsumerConnection, SubscriptionGroupConfig } from "./admin-bodies.ts";
 export { type AllocateStrategy, allocateAveragely } from "./allocate.ts";
 export { ClientInstance } from "./client-instance.ts";
 export { MQClientError } from "./errors.ts";

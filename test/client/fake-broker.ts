@@ -150,6 +150,9 @@ export class FakeBroker {
     await this.server.stop();
   }
 
+  /** Requests with this code are never answered (timeouts). */
+  readonly hung = new Set<number>();
+
   /** The next `times` requests with this code are answered with `code`. */
   fail(requestCode: number, code: number, times = 1): void {
     this.faults.set(requestCode, { code, times });
@@ -265,6 +268,7 @@ export class FakeBroker {
       ) =>
       (req: RemotingCommand, ctx: { connection: Connection; reply(r: RemotingCommand): void }) => {
         this.received.push(req.code);
+        if (this.hung.has(req.code)) return null;
         const fault = this.faults.get(req.code);
         if (fault && fault.times > 0) {
           fault.times -= 1;
