@@ -1,0 +1,145 @@
+/**
+ * Scenarios the issue asks for, written once and run against any cluster: the fake broker now,
+ * `rocketbun start` once the real broker exists. Each takes a NameServer address and a topic that
+ * exists with at least one queue.
+ */
+import { expect } from "bun:test";
+import { Consumer as AliConsumer, Message as AliMessage, Producer as AliProducer } from "ali-ons";
+import {
+  createProducer,
+  createPushConsumer,
+  type MessageExt,
+  userProperties,
+} from "../../src/client/index.ts";
+import { waitFor } from "./harness.ts";
+import { silent } from "./silent.ts";
+
+/** ali-ons insists on an HTTP client for its address server even when given nameSrv; it is never used. */
+const noHttp = { request: () => Promise.reject(new Error("no address server in tests")) };
+
+interface AliMsg {
+  topic: string;
+  tags: string;
+  keys: string;
+  body: Buffer;
+  msgId: string;
+  properties: Record<string, string>;
+}
+
+const quick = {
+  log: silent,
+  brokerSuspendMaxMs: 1000,
+  pullErrorDelayMs: 50,
+  persistConsumerOffsetIntervalMs: 100,
+};
+
+/** ali-ons produces, our push consumer consumes: body, tags, keys, properties and ids identical. */
+export async function aliOnsToNative(namesrvAddr: string, topic: string): Promise<void> {
+  const producer = new AliProducer({
+    httpclient: noHttp,
+    nameSrv: namesrvAddr,
+    producerGroup: "ALI_PG",
+    logger: quietLogger,
+  });
+  await producer.ready();
+  const got: MessageExt[] = [];
+  const consumer = await createPushConsumer({
+    namesrvAddr,
+    group: "NATIVE_FROM_ALI",
+    subscriptions: { [topic]: "*" },
+    consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+    onMessage: (msgs) => {
+      got.push(...msgs.filter((m) => m.properties.origin === "ali-ons"));
+    },
+    ...quick,
+  });
+  try {
+    const sent: { body: string; tags: string; keys: string[]; msgId: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const msg = new AliMessage(topic, `Tag${i}`, Buffer.from(`ali ${i} ✓`));
+      msg.keys = [`ak${i}`, `bk${i}`];
+      msg.properties.origin = "ali-ons";
+      msg.properties.seq = String(i);
+      const r = (await producer.send(msg)) as { msgId: string };
+      sent.push({ body: `ali ${i} ✓`, tags: `Tag${i}`, keys: [`ak${i}`, `bk${i}`], msgId: r.msgId });
+    }
+    await waitFor("native consumer got the ali-ons messages", () => got.length >= 5);
+    const seen = got
+      .map((m) => ({
+        body: new TextDecoder().decode(m.body),
+        tags: m.tags,
+        keys: m.keys,
+        msgId: m.msgId,
+        user: userProperties(m),
+      }))
+      .sort((a, b) => a.body.localeCompare(b.body));
+    expect(seen).toEqual(
+      sent.map((s, i) => ({
+        body: s.body,
+        tags: s.tags,
+        keys: s.keys,
+        msgId: s.msgId,
+        user: { origin: "ali-ons", seq: String(i) },
+      })),
+    );
+  } finally {
+    await consumer.shutdown();
+    await producer.close();
+  }
+}
+
+/** Our producer produces, ali-ons consumes: body, tags, keys, properties and ids identical. */
+export async function nativeToAliOns(namesrvAddr: string, topic: string): Promise<void> {
+  const producer = await createProducer({ namesrvAddr, group: "NATIVE_PG", log: silent });
+  const consumer = new AliConsumer({
+    httpclient: noHttp,
+    nameSrv: namesrvAddr,
+    consumerGroup: "ALI_FROM_NATIVE",
+    consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+    brokerSuspendMaxTimeMillis: 1000,
+    logger: quietLogger,
+  });
+  const got: AliMsg[] = [];
+  consumer.subscribe(topic, "*", async (msg: AliMsg) => {
+    if (msg.properties.origin === "native") got.push(msg);
+  });
+  await consumer.ready();
+  try {
+    const sent = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await producer.send({
+        topic,
+        body: `native ${i} ✓`,
+        tags: `T${i}`,
+        keys: [`nk${i}`],
+        properties: { origin: "native", seq: String(i) },
+      });
+      sent.push({
+        body: `native ${i} ✓`,
+        tags: `T${i}`,
+        keys: `nk${i}`,
+        offsetMsgId: r.offsetMsgId,
+        uniq: r.msgId,
+        seq: String(i),
+      });
+    }
+    await waitFor("ali-ons consumer got the native messages", () => got.length >= 5, 30_000);
+    const seen = got
+      .map((m) => ({
+        body: m.body.toString(),
+        tags: m.tags,
+        keys: m.keys,
+        offsetMsgId: m.msgId,
+        uniq: m.properties.UNIQ_KEY,
+        seq: m.properties.seq,
+      }))
+      .sort((a, b) => a.body.localeCompare(b.body));
+    expect(seen).toEqual(sent);
+  } finally {
+    await consumer.close();
+    await producer.shutdown();
+  }
+}
+
+const noop = () => {};
+export const quietLogger = { info: noop, warn: noop, error: noop, debug: noop };
