@@ -1,13 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import {
-  allocateAveragely,
-  createProducer,
-  createPushConsumer,
-  type PushConsumer,
-} from "../../src/client/index.ts";
+import { allocateAveragely } from "../../src/client/index.ts";
 import type { MessageQueue } from "../../src/client/message-queue.ts";
-import { startCluster, waitFor } from "./harness.ts";
-import { silent } from "./silent.ts";
+import { topicConfig } from "../../src/protocol/route/index.ts";
+import { startCluster } from "./harness.ts";
+import { rebalanceOneThreeOne } from "./scenarios.case.ts";
 
 const queues = (n: number): MessageQueue[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -37,66 +33,9 @@ describe("allocation", () => {
 
 describe("rebalance", () => {
   test("a group going 1 → 3 → 1 consumers consumes every message, duplicates only around rebalances", async () => {
-    await using cluster = await startCluster([{ topics: [{ ...topic("RB", 8) }] }]);
-    const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
-    const counts = new Map<string, number>();
-    const make = () =>
-      createPushConsumer({
-        namesrvAddr: cluster.namesrvAddr,
-        group: "GRB",
-        subscriptions: { RB: "*" },
-        consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
-        log: silent,
-        brokerSuspendMaxMs: 500,
-        pullErrorDelayMs: 20,
-        persistConsumerOffsetIntervalMs: 20,
-        onMessage: (msgs) => {
-          for (const m of msgs) counts.set(m.msgId, (counts.get(m.msgId) ?? 0) + 1);
-        },
-      });
-    const sent: string[] = [];
-    const sendSome = async (n: number) => {
-      for (let i = 0; i < n; i++)
-        sent.push((await producer.send({ topic: "RB", body: `m${sent.length}` })).msgId);
-    };
-    const owned = (cs: PushConsumer[]) =>
-      cs.map((c) => c.assignedQueues().filter((q) => q.topic === "RB").length).sort();
-    const c1 = await make();
-    await sendSome(50);
-    const c2 = await make();
-    const c3 = await make();
-    await sendSome(50);
-    await waitFor("three-way split", () => owned([c1, c2, c3]).join() === "2,3,3");
-    await sendSome(50);
-    await c2.shutdown();
-    await c3.shutdown();
-    await waitFor("c1 owns all again", () => owned([c1]).join() === "8");
-    await sendSome(50);
-    await waitFor("every message consumed", () => sent.every((id) => counts.has(id)));
-    await c1.shutdown();
-    await producer.shutdown();
-    const duplicates = [...counts.values()].filter((n) => n > 1).length;
-    console.log(
-      `rebalance 1→3→1: ${sent.length} sent, ${counts.size} distinct consumed, ${duplicates} consumed twice`,
-    );
-    expect({ distinct: counts.size, lostNone: sent.every((id) => counts.has(id)) }).toEqual({
-      distinct: 200,
-      lostNone: true,
-    });
-    // Duplicates can only come from queues that changed owner: at most one pull batch per moved queue and move.
-    expect(duplicates).toBeLessThanOrEqual(8 * 32);
+    await using cluster = await startCluster([
+      { topics: [topicConfig("RB", { readQueueNums: 8, writeQueueNums: 8 })] },
+    ]);
+    await rebalanceOneThreeOne(cluster.namesrvAddr, "RB", 8);
   });
 });
-
-function topic(name: string, n: number) {
-  return {
-    topicName: name,
-    readQueueNums: n,
-    writeQueueNums: n,
-    perm: 6,
-    topicFilterType: "SINGLE_TAG" as const,
-    topicSysFlag: 0,
-    order: false,
-    attributes: {},
-  };
-}

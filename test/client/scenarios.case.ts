@@ -9,6 +9,7 @@ import {
   createProducer,
   createPushConsumer,
   type MessageExt,
+  type PushConsumer,
   userProperties,
 } from "../../src/client/index.ts";
 import { waitFor } from "./harness.ts";
@@ -139,6 +140,76 @@ export async function nativeToAliOns(namesrvAddr: string, topic: string): Promis
     await consumer.close();
     await producer.shutdown();
   }
+}
+
+/**
+ * A group goes 1 → 3 → 1 consumers while messages keep coming: every message is consumed;
+ * duplicates can only come from queues that changed owner. Returns the counts for the report.
+ */
+export async function rebalanceOneThreeOne(
+  namesrvAddr: string,
+  topic: string,
+  queueCount: number,
+): Promise<{ sent: number; distinct: number; duplicates: number }> {
+  const producer = await createProducer({ namesrvAddr, log: silent });
+  const counts = new Map<string, number>();
+  const group = `G131_${topic}`;
+  const make = () =>
+    createPushConsumer({
+      namesrvAddr,
+      group,
+      subscriptions: { [topic]: "*" },
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      onMessage: (msgs) => {
+        for (const m of msgs) counts.set(m.msgId, (counts.get(m.msgId) ?? 0) + 1);
+      },
+      ...quick,
+      persistConsumerOffsetIntervalMs: 20,
+    });
+  const sent: string[] = [];
+  const sendSome = async (n: number) => {
+    for (let i = 0; i < n; i++) sent.push((await producer.send({ topic, body: `m${sent.length}` })).msgId);
+  };
+  const owned = (cs: PushConsumer[]) =>
+    cs
+      .map((c) => c.assignedQueues().filter((q) => q.topic === topic).length)
+      .sort((a, b) => a - b)
+      .join();
+  const share = (n: number) => {
+    const base = Math.floor(queueCount / n);
+    const extra = queueCount % n;
+    return Array.from({ length: n }, (_, i) => base + (i < extra ? 1 : 0))
+      .sort((a, b) => a - b)
+      .join();
+  };
+  const c1 = await make();
+  try {
+    await sendSome(50);
+    const c2 = await make();
+    const c3 = await make();
+    await sendSome(50);
+    await waitFor("three-way split", () => owned([c1, c2, c3]) === share(3));
+    await sendSome(50);
+    await c2.shutdown();
+    await c3.shutdown();
+    await waitFor("c1 owns all again", () => owned([c1]) === String(queueCount));
+    await sendSome(50);
+    await waitFor("every message consumed", () => sent.every((id) => counts.has(id)), 30_000);
+  } finally {
+    await c1.shutdown();
+    await producer.shutdown();
+  }
+  const duplicates = [...counts.values()].filter((n) => n > 1).length;
+  console.log(
+    `rebalance 1→3→1 on ${topic}: ${sent.length} sent, ${counts.size} distinct consumed, ${duplicates} consumed twice`,
+  );
+  expect({ distinct: counts.size, lostNone: sent.every((id) => counts.has(id)) }).toEqual({
+    distinct: sent.length,
+    lostNone: true,
+  });
+  // At most one pull batch (32) per queue that changed owner, over the two rebalances.
+  expect(duplicates).toBeLessThanOrEqual(2 * queueCount * 32);
+  return { sent: sent.length, distinct: counts.size, duplicates };
 }
 
 const noop = () => {};
