@@ -64,6 +64,8 @@ export class Producer {
   private readonly faults: LatencyFaultTolerance | null;
   /** Topics this producer sent to, with their first route load (shared by concurrent sends). */
   private readonly topicsUsed = new Map<string, Promise<unknown>>();
+  /** Topics whose first route load has finished. */
+  private readonly routeLoaded = new Set<string>();
   private readonly prep: PrepareOptions;
   private stopped = false;
 
@@ -156,7 +158,7 @@ export class Producer {
     for (let attempt = 0; attempt <= retryTimes; attempt++) {
       const left = timeoutMs - (Date.now() - begin);
       if (left <= 0) break;
-      const mq = await this.pickQueue(p, options, lastBroker);
+      const mq = this.pickQueueNow(p, options, lastBroker) ?? (await this.pickQueue(p, options, lastBroker));
       const started = Date.now();
       try {
         const result = await this.sendOnce(p, mq, left);
@@ -191,10 +193,26 @@ export class Producer {
   }
 
   private async sendOnce(p: PreparedSend, mq: MessageQueue, timeoutMs: number): Promise<SendResult> {
-    const addr = await this.client.masterAddr(mq.brokerName, p.topic);
+    const addr =
+      this.client.routes.masterAddr(mq.brokerName) ?? (await this.client.masterAddr(mq.brokerName, p.topic));
     const req = sendRequestParts(p, mq, this.group);
     const r = await call(this.client.remoting, addr, req.code, req.ext, req.body, timeoutMs, [0, 10, 11, 12]);
     return readSendResponse(r, p, mq, addr, req.code);
+  }
+
+  /** The queue from cached routes without awaiting, or null when a route must be loaded first. */
+  private pickQueueNow(
+    p: PreparedSend,
+    options: SendOptions,
+    lastBroker: string | undefined,
+  ): MessageQueue | null {
+    if (options.queue) return options.queue;
+    if (!this.routeLoaded.has(p.topic)) return null;
+    const queues = this.client.routes.publishInfo(p.topic)?.queues;
+    if (!queues || queues.length === 0) return null;
+    if (options.selector) return options.selector(queues, p.source);
+    if (options.shardingKey !== undefined) return selectByShardingKey(queues, options.shardingKey);
+    return selectQueue(queues, this.rr, this.faults, lastBroker) ?? null;
   }
 
   private async pickQueue(
@@ -213,11 +231,14 @@ export class Producer {
   private async publishQueues(topic: string): Promise<readonly MessageQueue[]> {
     let first = this.topicsUsed.get(topic);
     if (!first) {
-      first = this.client.route(topic).then(
-        // A producer's first send to a topic tells the brokers who it is.
-        (route) => (route ? this.client.heartbeatAll() : undefined),
-        () => undefined,
-      );
+      first = this.client
+        .route(topic)
+        .then(
+          // A producer's first send to a topic tells the brokers who it is.
+          (route) => (route ? this.client.heartbeatAll() : undefined),
+          () => undefined,
+        )
+        .finally(() => this.routeLoaded.add(topic));
       this.topicsUsed.set(topic, first);
     }
     await first;

@@ -15,17 +15,21 @@ export interface TopicPublishInfo {
 export class RouteCache {
   readonly routes = new Map<string, TopicRouteData>();
   private readonly brokers = new Map<string, Map<number, string>>();
+  /** publishInfo of cached routes, rebuilt only when the route changes (it is read on every send). */
+  private readonly publishCache = new Map<string, TopicPublishInfo>();
 
   /** Stores a route; returns true when it differs from the previous one. */
   update(topic: string, route: TopicRouteData): boolean {
     const before = this.routes.get(topic);
     this.routes.set(topic, route);
+    this.publishCache.delete(topic);
     for (const b of route.brokerDatas) this.brokers.set(b.brokerName, new Map(b.brokerAddrs));
     return !before || routeSignature(before) !== routeSignature(route);
   }
 
   remove(topic: string): void {
     this.routes.delete(topic);
+    this.publishCache.delete(topic);
   }
 
   /** The master address of a broker, or undefined when none is known. */

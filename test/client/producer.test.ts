@@ -211,3 +211,35 @@ describe("producer", () => {
     }
   });
 });
+
+describe("client instance", () => {
+  test("one instance serves a producer and a consumer, and shutdown closes every connection it opened", async () => {
+    await using cluster = await startCluster([{ topics: ["S"] }]);
+    const { ClientInstance, createPushConsumer } = await import("../../src/client/index.ts");
+    const client = new ClientInstance({ namesrvAddr: cluster.namesrvAddr, log: silent });
+    const producer = await createProducer({ client, group: "SPG" });
+    const got: string[] = [];
+    const consumer = await createPushConsumer({
+      client,
+      group: "SCG",
+      subscriptions: { S: "*" },
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      brokerSuspendMaxMs: 1000,
+      onMessage: (msgs) => {
+        got.push(...msgs.map((m) => new TextDecoder().decode(m.body)));
+      },
+    });
+    await producer.send({ topic: "S", body: "shared" });
+    await waitFor("consumed", () => got.length === 1);
+    const hb = client.heartbeatData();
+    expect({ producers: hb.producerDataSet, consumers: hb.consumerDataSet.map((c) => c.groupName) }).toEqual({
+      producers: [{ groupName: "SPG" }],
+      consumers: ["SCG"],
+    });
+    await consumer.shutdown();
+    await producer.shutdown();
+    await client.shutdown();
+    await waitFor("broker sees no client connection", () => cluster.broker.server.connections.size === 0);
+    expect(cluster.broker.consumers.get("SCG")?.size ?? 0).toBe(0);
+  });
+});
