@@ -7,6 +7,7 @@ import { FakeBroker, type FakeBrokerOptions } from "./fake-broker.ts";
 
 export interface Cluster extends AsyncDisposable {
   namesrvAddr: string;
+  namesrv: Awaited<ReturnType<typeof startNameServer>>["ns"];
   brokers: FakeBroker[];
   broker: FakeBroker;
 }
@@ -23,6 +24,7 @@ export async function startCluster(
   }
   return {
     namesrvAddr: ns.addr,
+    namesrv: ns.ns,
     brokers: started,
     broker: started[0]!,
     async [Symbol.asyncDispose]() {

@@ -243,3 +243,29 @@ describe("client instance", () => {
     expect(cluster.broker.consumers.get("SCG")?.size ?? 0).toBe(0);
   });
 });
+
+describe("transport", () => {
+  test("with an in-process connector the client reaches NameServer and broker without a socket", async () => {
+    await using cluster = await startCluster([{ topics: ["IP"] }]);
+    const { LocalServers, inProcessConnector } = await import("../../src/remoting/index.ts");
+    const locals = new LocalServers();
+    locals.register(cluster.namesrvAddr, cluster.namesrv.server);
+    locals.register(cluster.broker.addr, cluster.broker.server);
+    const connector = inProcessConnector(locals, null, { roundTrip: true });
+    const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, connector, log: silent });
+    try {
+      const tcpBefore = cluster.broker.server.connections.size;
+      const r = await producer.send({ topic: "IP", body: "embedded", tags: "E" });
+      const [stored] = cluster.broker.messages("IP");
+      const transports = [...cluster.broker.server.connections].map((c) => c.transport);
+      expect({ status: r.sendStatus, tags: stored?.properties.get("TAGS"), tcpBefore, transports }).toEqual({
+        status: "SEND_OK",
+        tags: "E",
+        tcpBefore: 0,
+        transports: ["in-process"],
+      });
+    } finally {
+      await producer.shutdown();
+    }
+  });
+});
