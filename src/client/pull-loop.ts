@@ -52,9 +52,10 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
     if (t.pq.dropped || d.signal.aborted) break;
     const generation = t.pq.generation;
     const offset = t.nextOffset;
-    let result: PullResult;
+    let result: PullResult | null;
     try {
-      result = await pullOnce(t.mq, offset, d);
+      result = await untilAborted(pullOnce(t.mq, offset, d), d.signal);
+      if (result === null) break;
     } catch (err) {
       if (t.pq.dropped || d.signal.aborted) break;
       log.warn({ err: (err as Error).message, offset }, "pull failed, backing off");
@@ -89,6 +90,34 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
         break;
     }
   }
+}
+
+/**
+ * The pull's result, or null as soon as the signal aborts: shutdown must not wait out a held
+ * long poll on a connection it does not close (a shared client instance).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.resolve(null);
+  }
+  return new Promise<T | null>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {});
+      resolve(null);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Promise<PullResult> {
