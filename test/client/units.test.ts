@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
+import { createProducer } from "../../src/client/index.ts";
+import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
+import { messageProperties } from "../../src/client/message.ts";
+import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
+import { startCluster } from "./harness.ts";
+import { silent } from "./silent.ts";
+
+const qs = ["a", "a", "b", "b"].map((brokerName, i) => ({ topic: "T", brokerName, queueId: i % 2 }));
+
+describe("client units", () => {
+  test("properties come out as Java's Message sets them: user, KEYS, TAGS, WAIT, DELAY", () => {
+    const props = messageProperties({
+      topic: "T",
+      body: "x",
+      tags: "A",
+      keys: [" k1", "k2 "],
+      delayLevel: 2,
+      properties: { u: "1", empty: "" },
+    });
+    expect([...props]).toEqual([
+      ["u", "1"],
+      ["KEYS", "k1 k2"],
+      ["TAGS", "A"],
+      ["WAIT", "true"],
+      ["DELAY", "2"],
+    ]);
+  });
+
+  test("round robin skips the broker that just failed and brokers under penalty", () => {
+    let now = 1000;
+    const faults = new LatencyFaultTolerance(30_000, () => now);
+    const rr = new RoundRobin();
+    const picks = Array.from({ length: 4 }, () => selectQueue(qs, rr, faults, "a")!.brokerName);
+    faults.update("b", 0, true);
+    const penalised = Array.from({ length: 4 }, () => selectQueue(qs, rr, faults, undefined)!.brokerName);
+    now += 30_001;
+    const healed = new Set(
+      Array.from({ length: 4 }, () => selectQueue(qs, rr, faults, undefined)!.brokerName),
+    );
+    expect({ picks, penalised, healed }).toEqual({
+      picks: ["b", "b", "b", "b"],
+      penalised: ["a", "a", "a", "a"],
+      healed: new Set(["a", "b"]),
+    });
+  });
+
+  test("a sharding key maps as Java's SelectMessageQueueByHash: |hashCode mod n|", () => {
+    // "order-1".hashCode() = -1207111310 (Java); -1207111310 % 4 = -2 → 2.
+    expect(selectByShardingKey(qs, "order-1")).toBe(qs[2]!);
+  });
+
+  test("a ResetOffsetBody with fastjson object keys decodes to broker/queue → offset", () => {
+    const body = new TextEncoder().encode(
+      '{"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:5,{"brokerName":"broker-b","queueId":3,"topic":"T"}:12}}',
+    );
+    expect([...decodeResetOffsetBody(body)]).toEqual([
+      ["broker-a/0", 5],
+      ["broker-b/3", 12],
+    ]);
+  });
+
+  test("a dead NameServer in the list is failed over", async () => {
+    await using cluster = await startCluster([{ topics: ["NF"] }]);
+    const dead = "127.0.0.1:1";
+    const producer = await createProducer({ namesrvAddr: [dead, cluster.namesrvAddr, dead], log: silent });
+    try {
+      expect((await producer.send({ topic: "NF", body: "x" })).sendStatus).toBe("SEND_OK");
+    } finally {
+      await producer.shutdown();
+    }
+  });
+});
