@@ -212,8 +212,14 @@ export class PushConsumer implements ConsumerMember {
     const size = Math.max(1, this.o.consumeBatchSize ?? 1);
     for (let i = 0; i < msgs.length; i += size) {
       const batch = msgs.slice(i, i + size);
-      void this.limiter.run(() => this.consume(t, batch));
+      this.runConsume(t, batch);
     }
+  }
+
+  private runConsume(t: PullTarget, batch: MessageExt[]): void {
+    this.limiter
+      .run(() => this.consume(t, batch))
+      .catch((err: unknown) => this.client.log.error({ err }, "consume task failed"));
   }
 
   private async consume(t: PullTarget, batch: MessageExt[]): Promise<void> {
@@ -241,7 +247,7 @@ export class PushConsumer implements ConsumerMember {
         const rest = batch.filter((m) => !kept.includes(m));
         this.commit(t, rest);
         void pause(LOCAL_RETRY_DELAY_MS, this.abort.signal).then(() => {
-          if (!t.pq.dropped && !this.stopped) void this.limiter.run(() => this.consume(t, kept));
+          if (!t.pq.dropped && !this.stopped) this.runConsume(t, kept);
         });
         return;
       }

@@ -43,7 +43,7 @@ async function startRocketbun(): Promise<Started> {
   const spawn = async () => {
     child = Bun.spawn(
       [
-        "bun",
+        process.execPath,
         "src/cli/main.ts",
         "start",
         "--home",
