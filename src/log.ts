@@ -6,9 +6,12 @@ import pino, { type Logger } from "pino";
 
 export type { Logger };
 
+const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+/** An unknown level in the environment must not crash an import; config validation reports it. */
 function defaultLevel(): string {
   const fromEnv = process.env.ROCKETBUN_LOG_LEVEL;
-  if (fromEnv) return fromEnv;
+  if (fromEnv && LEVELS.has(fromEnv)) return fromEnv;
   return process.env.NODE_ENV === "test" ? "silent" : "info";
 }
 

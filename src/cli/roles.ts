@@ -3,6 +3,8 @@
  * started from its typed configuration, and the one table where NameServer, Broker and Gateway plug in.
  */
 import type { BrokerRoleConfig, GatewayRoleConfig, NamesrvRoleConfig } from "../config/role-config.ts";
+import { createNameServer } from "../namesrv/index.ts";
+import { LocalServers } from "../remoting/connector.ts";
 
 /** A started role. `stop` releases everything the role holds (sockets, files, timers). */
 export interface Role {
@@ -27,7 +29,30 @@ export interface RoleStarters {
  *   broker: (config) => startBroker(config),        // broker/index.ts createBroker(config, deps)
  *   gateway: (config) => startGateway(config),      // gateway/app.ts createGateway({ client, config })
  */
-export const roleStarters: RoleStarters = Object.freeze({});
+export const roleStarters: RoleStarters = Object.freeze({
+  namesrv: startNameServer,
+});
+
+/**
+ * Servers of this process by the addresses they answer on, so roles started together (`start`)
+ * reach each other without a socket.
+ */
+export const localServers = new LocalServers();
+
+async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
+  const ns = createNameServer({ namesrv: config.namesrv, server: config.nettyServer });
+  // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
+  console.log(await ns.start());
+  const addresses = [`127.0.0.1:${ns.port}`, `localhost:${ns.port}`];
+  for (const addr of addresses) localServers.register(addr, ns.server);
+  return {
+    name: "namesrv",
+    async stop() {
+      for (const addr of addresses) localServers.unregister(addr);
+      await ns.stop();
+    },
+  };
+}
 
 /** Human names for messages. */
 export const ROLE_TITLES = { namesrv: "NameServer", broker: "Broker", gateway: "Gateway" } as const;
