@@ -227,15 +227,42 @@ describe("config errors exit 1 with the file, key and problem", () => {
   });
 });
 
+/** A loopback port nobody listens on right now. */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+describe("namesrv runs", () => {
+  test("prints RocketMQ's boot line with its address, serves, and exits 0 on SIGTERM", async () => {
+    const port = freePort();
+    const proc = Bun.spawn([process.execPath, "src/cli/main.ts", "namesrv"], {
+      cwd: repoRoot,
+      env: { ...env, ROCKETBUN_NAMESRV_PORT: String(port) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!out.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    expect(out).toBe(`The Name Server boot success. serializeType=JSON, address 0.0.0.0:${port}\n`);
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    socket.end();
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+});
+
 describe("roles not in this build", () => {
   const cases: ReadonlyArray<readonly [string[], string]> = [
-    [["namesrv"], "rocketbun: the NameServer role is not available in this build"],
     [["broker"], "rocketbun: the Broker role is not available in this build"],
     [["gateway"], "rocketbun: the Gateway role is not available in this build"],
-    [
-      ["start"],
-      "rocketbun: no roles are available in this build yet; NameServer, Broker and Gateway plug into src/cli/roles.ts",
-    ],
     [
       ["admin", "topicList", "-n", "127.0.0.1:9876"],
       "rocketbun: 'admin topicList' is not available in this build (the native admin client is not wired yet)",
