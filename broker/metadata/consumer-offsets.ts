@@ -46,6 +46,17 @@ export class ConsumerOffsets extends ConfigTable {
     return this.table.get(topic + SEP + group)?.get(queueId) ?? -1;
   }
 
+  /** queueId → offset for one group and topic. */
+  queueOffsets(group: string, topic: string): ReadonlyMap<number, number> {
+    return this.table.get(topic + SEP + group) ?? new Map();
+  }
+
+  /** Topics `group` has committed offsets for. */
+  topicsOf(group: string): string[] {
+    const suffix = SEP + group;
+    return [...this.table.keys()].filter((k) => k.endsWith(suffix)).map((k) => k.slice(0, -suffix.length));
+  }
+
   /** Groups that have committed an offset for `topic`. */
   groupsOf(topic: string): string[] {
     const prefix = topic + SEP;

@@ -82,6 +82,15 @@ export class SubscriptionGroups extends ConfigTable {
     return this.table.get(group);
   }
 
+  /** The group's config, created with defaults when `autoCreate` (spec §7.4 step 2). */
+  findOrCreate(group: string, autoCreate: boolean): SubscriptionGroupConfig | undefined {
+    const existing = this.table.get(group);
+    if (existing || !autoCreate) return existing;
+    const created = subscriptionGroupConfig(group);
+    this.put(created);
+    return created;
+  }
+
   put(cfg: SubscriptionGroupConfig): void {
     this.table.set(cfg.groupName, { ...cfg });
     bump(this.dataVersion, this.now());

@@ -3,38 +3,14 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
+import { type TopicConfig, topicConfig } from "../../src/protocol/route/topic-config.ts";
 import { ConfigTable } from "./config-table.ts";
 import { bump, type DataVersion, newDataVersion, readDataVersion } from "./data-version.ts";
 
-/** Topic permission bits (spec §8.10). */
-export const Perm = { INHERIT: 1, WRITE: 2, READ: 4, PRIORITY: 8 } as const;
-
-export interface TopicConfig {
-  topicName: string;
-  readQueueNums: number;
-  writeQueueNums: number;
-  perm: number;
-  topicFilterType: "SINGLE_TAG" | "MULTI_TAG";
-  topicSysFlag: number;
-  order: boolean;
-  attributes: Record<string, string>;
-}
-
-export function topicConfig(topicName: string, queues = 8, perm = Perm.READ | Perm.WRITE): TopicConfig {
-  return {
-    topicName,
-    readQueueNums: queues,
-    writeQueueNums: queues,
-    perm,
-    topicFilterType: "SINGLE_TAG",
-    topicSysFlag: 0,
-    order: false,
-    attributes: {},
-  };
-}
+export type { TopicConfig };
 
 function readTopicConfig(name: string, raw: Partial<TopicConfig>): TopicConfig {
-  const d = topicConfig(name);
+  const d = topicConfig(name, { readQueueNums: 8, writeQueueNums: 8 });
   return {
     topicName: raw.topicName ?? name,
     readQueueNums: Number(raw.readQueueNums ?? d.readQueueNums),

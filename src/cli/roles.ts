@@ -2,9 +2,12 @@
  * The composition seam between the CLI and the roles: what a running role looks like, how one is
  * started from its typed configuration, and the one table where NameServer, Broker and Gateway plug in.
  */
+
+import { createBroker } from "../../broker/index.ts";
 import type { BrokerRoleConfig, GatewayRoleConfig, NamesrvRoleConfig } from "../config/role-config.ts";
+import { logger } from "../log.ts";
 import { createNameServer } from "../namesrv/index.ts";
-import { LocalServers } from "../remoting/connector.ts";
+import { inProcessConnector, LocalServers, tcpConnector } from "../remoting/connector.ts";
 
 /** A started role. `stop` releases everything the role holds (sockets, files, timers). */
 export interface Role {
@@ -31,6 +34,7 @@ export interface RoleStarters {
  */
 export const roleStarters: RoleStarters = Object.freeze({
   namesrv: startNameServer,
+  broker: startBroker,
 });
 
 /**
@@ -56,3 +60,12 @@ async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
 
 /** Human names for messages. */
 export const ROLE_TITLES = { namesrv: "NameServer", broker: "Broker", gateway: "Gateway" } as const;
+
+async function startBroker(config: BrokerRoleConfig): Promise<Role> {
+  const log = logger("broker");
+  // NameServers in this process are reached without a socket; any other address over TCP.
+  const connector = inProcessConnector(localServers, tcpConnector({ log }));
+  const broker = createBroker(config, { log, connector });
+  console.log(await broker.start());
+  return { name: "broker", stop: () => broker.stop() };
+}

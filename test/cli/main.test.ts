@@ -261,7 +261,6 @@ describe("namesrv runs", () => {
 
 describe("roles not in this build", () => {
   const cases: ReadonlyArray<readonly [string[], string]> = [
-    [["broker"], "rocketbun: the Broker role is not available in this build"],
     [["gateway"], "rocketbun: the Gateway role is not available in this build"],
     [
       ["admin", "topicList", "-n", "127.0.0.1:9876"],

@@ -5,8 +5,9 @@ import { ConsumerOffsets } from "../../../broker/metadata/consumer-offsets.ts";
 import { DelayOffsets } from "../../../broker/metadata/delay-offsets.ts";
 import { parseLenientJson } from "../../../broker/metadata/json-file.ts";
 import { SubscriptionGroups, subscriptionGroupConfig } from "../../../broker/metadata/subscription-groups.ts";
-import { TopicConfigs, topicConfig } from "../../../broker/metadata/topic-configs.ts";
+import { TopicConfigs } from "../../../broker/metadata/topic-configs.ts";
 import { logger } from "../../../src/log.ts";
+import { topicConfig } from "../../../src/protocol/route/topic-config.ts";
 import { tempDir } from "../store/helpers.ts";
 
 const log = logger("test");
@@ -43,7 +44,7 @@ describe("broker metadata files", () => {
     await using dir = await tempDir();
     const topics = new TopicConfigs(dir.path, log, now);
     await topics.load();
-    topics.put(topicConfig("orders", 4));
+    topics.put(topicConfig("orders", { readQueueNums: 4, writeQueueNums: 4 }));
     await topics.shutdown();
     expect(JSON.parse(await readFile(topics.path, "utf8"))).toEqual({
       dataVersion: { counter: 1, stateVersion: 0, timestamp: now() },

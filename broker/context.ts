@@ -1,0 +1,39 @@
+/**
+ * What every broker processor receives (style habit 13: dependencies passed in, no singletons).
+ */
+import type { Logger } from "pino";
+import type { BrokerConfig } from "../src/config/broker-config.ts";
+import type { MessageStoreConfig } from "../src/config/message-store-config.ts";
+import type { RocketbunBrokerConfig } from "../src/config/rocketbun-config.ts";
+import type { HostAddress } from "../src/protocol/message/host-address.ts";
+import type { RemotingEndpoint } from "../src/remoting/endpoint.ts";
+import type { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
+import type { SubscriptionGroups } from "./metadata/subscription-groups.ts";
+import type { ClientManager } from "./services/client-manager.ts";
+import type { LongPollService } from "./services/long-poll.ts";
+import type { BrokerStats } from "./services/stats.ts";
+import type { MessageStore } from "./store/message-store.ts";
+import type { TopicManager } from "./topics/topic-manager.ts";
+
+export interface BrokerContext {
+  readonly brokerConfig: BrokerConfig;
+  readonly storeConfig: MessageStoreConfig;
+  readonly limits: RocketbunBrokerConfig;
+  /** `brokerIP1:listenPort`, as registered and as written into stored records. */
+  readonly brokerAddr: string;
+  readonly storeHost: HostAddress;
+  readonly store: MessageStore;
+  readonly topics: TopicManager;
+  readonly groups: SubscriptionGroups;
+  readonly offsets: ConsumerOffsets;
+  readonly clients: ClientManager;
+  readonly longPoll: LongPollService;
+  readonly stats: BrokerStats;
+  /** The main server's endpoint, for requests the broker sends to clients. */
+  readonly endpoint: () => RemotingEndpoint;
+  /** Settings an admin may change at run time (UPDATE_BROKER_CONFIG). */
+  readonly runtime: { brokerPermission: number };
+  /** Called after `runtime` changed, so the broker re-registers with the new permission. */
+  readonly onRuntimeChanged: () => void;
+  readonly log: Logger;
+}

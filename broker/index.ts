@@ -1,0 +1,218 @@
+/**
+ * createBroker: the store, metadata, processors and services of one broker, served on `listenPort`
+ * and on the VIP port `listenPort − 2`, registered with every configured NameServer.
+ */
+import type { Logger } from "pino";
+import type { BrokerRoleConfig } from "../src/config/role-config.ts";
+import { logger as componentLogger } from "../src/log.ts";
+import { NotifyConsumerIdsChangedRequestHeader } from "../src/protocol/headers/client.ts";
+import { parseHostAddress } from "../src/protocol/message/index.ts";
+import { RemotingCommand } from "../src/remoting/command.ts";
+import type { Connector } from "../src/remoting/connector.ts";
+import { RemotingClient } from "../src/remoting/remoting-client.ts";
+import { RemotingServer } from "../src/remoting/remoting-server.ts";
+import { RequestCode } from "../src/remoting/request-code.ts";
+import type { BrokerContext } from "./context.ts";
+import { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
+import { SubscriptionGroups } from "./metadata/subscription-groups.ts";
+import { TopicConfigs } from "./metadata/topic-configs.ts";
+import { brokerProcessorTable, defineBrokerLanes, vipProcessorTable } from "./processors.ts";
+import { ClientManager } from "./services/client-manager.ts";
+import { LongPollService } from "./services/long-poll.ts";
+import { BrokerRegistration } from "./services/registration.ts";
+import { BrokerStats } from "./services/stats.ts";
+import { FileMessageStore } from "./store/file-store.ts";
+import type { MessageStore } from "./store/message-store.ts";
+import { TopicManager } from "./topics/topic-manager.ts";
+
+/** Broker → client notices wait at most this long for a permit (spec remoting §4.5). */
+const NOTIFY_TIMEOUT_MS = 10;
+const CLIENT_SCAN_INTERVAL_MS = 10_000;
+
+export interface BrokerDeps {
+  log?: Logger;
+  /** How the broker reaches NameServers: TCP by default, in-process under `start`. */
+  connector?: Connector;
+  /** A store other than the file store (tests use the memory store). */
+  store?: MessageStore;
+}
+
+export interface Broker {
+  readonly context: BrokerContext;
+  readonly server: RemotingServer;
+  readonly vipServer: RemotingServer;
+  /** `brokerIP1:port` as registered. */
+  readonly brokerAddr: string;
+  /** Resolves to RocketMQ's boot line. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export function bootLine(brokerName: string, brokerAddr: string, namesrvAddr: string): string {
+  return `The broker[${brokerName}, ${brokerAddr}] boot success. serializeType=JSON and name server is ${namesrvAddr}`;
+}
+
+export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): Broker {
+  const log = deps.log ?? componentLogger("broker");
+  const bc = config.broker;
+  const sc = config.messageStore;
+  const root = sc.storePathRootDir;
+  const store = deps.store ?? new FileMessageStore({ ...sc }, { log: log.child({ part: "store" }) });
+  const topicConfigs = new TopicConfigs(root, log);
+  const groups = new SubscriptionGroups(root, log);
+  const offsets = new ConsumerOffsets(root, log);
+  const clients = new ClientManager();
+  const longPoll = new LongPollService(config.limits.heldPullsMax);
+  const runtime = { brokerPermission: bc.brokerPermission };
+  const topics = new TopicManager({ ...bc, brokerPermission: bc.brokerPermission }, topicConfigs);
+  const netty = config.nettyServer;
+  const serverOptions = {
+    bindAddress: netty.bindAddress,
+    idleSeconds: netty.serverChannelMaxIdleTimeSeconds,
+    asyncPermits: netty.serverAsyncSemaphoreValue,
+    onewayPermits: netty.serverOnewaySemaphoreValue,
+    frameBytesMax: config.rocketbun.frameBytesMax,
+    outboundBytesMax: config.rocketbun.socketOutboundBytesMax,
+    version: config.rocketbun.remotingVersion,
+    language: config.rocketbun.remotingLanguage,
+  };
+  const server = new RemotingServer({
+    ...serverOptions,
+    name: "broker",
+    listenPort: netty.listenPort,
+    log: log.child({ part: "remoting" }),
+  });
+  const vipPort = netty.listenPort === 0 ? 0 : netty.listenPort - 2;
+  const vipServer = new RemotingServer({
+    ...serverOptions,
+    name: "broker-vip",
+    listenPort: vipPort,
+    log: log.child({ part: "vip" }),
+  });
+  const outer = new RemotingClient({
+    name: "broker-outer",
+    log: log.child({ part: "outer" }),
+    connector: deps.connector,
+    version: config.rocketbun.remotingVersion,
+    language: config.rocketbun.remotingLanguage,
+  });
+  const namesrvAddrs = () =>
+    bc.namesrvAddr
+      .split(";")
+      .map((a) => a.trim())
+      .filter((a) => a !== "");
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let brokerAddr = `${bc.brokerIP1}:${netty.listenPort}`;
+  let registration: BrokerRegistration | null = null;
+
+  const ctx: BrokerContext = {
+    brokerConfig: bc,
+    storeConfig: sc,
+    limits: config.limits,
+    get brokerAddr() {
+      return brokerAddr;
+    },
+    get storeHost() {
+      return parseHostAddress(brokerAddr);
+    },
+    store,
+    topics,
+    groups,
+    offsets,
+    clients,
+    longPoll,
+    stats: new BrokerStats(),
+    endpoint: () => server.endpoint,
+    runtime,
+    onRuntimeChanged: () => void registration?.registerAll(),
+    log,
+  };
+
+  const table = brokerProcessorTable(ctx);
+  defineBrokerLanes(server.registry, ctx);
+  defineBrokerLanes(vipServer.registry, ctx);
+  server.registry.registerAll(table);
+  vipServer.registry.registerAll(vipProcessorTable(table));
+  for (const s of [server, vipServer]) {
+    s.endpoint.onConnectionClosed((conn) => {
+      clients.connectionClosed(conn);
+      longPoll.connectionClosed(conn);
+    });
+  }
+  store.onMessageArrived((topic, queueId, logicOffset, tagsCode) =>
+    longPoll.notifyMessageArriving(topic, queueId, logicOffset, tagsCode),
+  );
+  clients.onConsumerGroupChanged = (group) => {
+    const config = groups.get(group.groupName);
+    if (!bc.notifyConsumerIdsChangedEnable || config?.notifyConsumerIdsChangedEnable === false) return;
+    if (group.messageModel === "BROADCASTING") return;
+    const ext = NotifyConsumerIdsChangedRequestHeader.encode({ consumerGroup: group.groupName });
+    for (const ch of group.channels.values()) {
+      server.endpoint
+        .invokeOneway(
+          ch.conn,
+          RemotingCommand.request(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, { ...ext }),
+          NOTIFY_TIMEOUT_MS,
+        )
+        .catch((err: Error) =>
+          log.debug({ err: err.message, client: ch.clientId }, "notify consumer ids changed failed"),
+        );
+    }
+  };
+
+  return {
+    context: ctx,
+    server,
+    vipServer,
+    get brokerAddr() {
+      return brokerAddr;
+    },
+    async start() {
+      await store.open();
+      await Promise.all([groups.load(), offsets.load()]);
+      await topics.load();
+      await server.start();
+      await vipServer.start();
+      brokerAddr = `${bc.brokerIP1}:${server.port}`;
+      registration = new BrokerRegistration({
+        identity: {
+          clusterName: bc.brokerClusterName,
+          brokerName: bc.brokerName,
+          brokerAddr,
+          haServerAddr: `${bc.brokerIP2}:${sc.haListenPort || server.port + 1}`,
+          brokerId: bc.brokerId,
+        },
+        namesrvAddrs,
+        topics: () => topics.registrationWrapper(),
+        client: outer,
+        registerTimeoutMs: bc.registerBrokerTimeoutMills,
+        periodMs: bc.registerNameServerPeriod,
+        log: log.child({ part: "registration" }),
+      });
+      topics.onChanged = () => void registration?.registerAll();
+      offsets.startPersisting(bc.flushConsumerOffsetInterval);
+      groups.startPersisting(bc.flushConsumerOffsetInterval);
+      topicConfigs.startPersisting(bc.flushConsumerOffsetInterval);
+      const scan = setInterval(
+        () => clients.scanExpired(Date.now(), bc.channelExpiredTimeout),
+        CLIENT_SCAN_INTERVAL_MS,
+      );
+      scan.unref?.();
+      timers.push(scan);
+      if (namesrvAddrs().length > 0) await registration.start();
+      const line = bootLine(bc.brokerName, brokerAddr, bc.namesrvAddr);
+      log.info(line);
+      return line;
+    },
+    async stop() {
+      for (const t of timers) clearInterval(t);
+      registration?.stop();
+      if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
+      await vipServer.stop();
+      await server.stop();
+      await Promise.all([offsets.shutdown(), groups.shutdown(), topicConfigs.shutdown()]);
+      await store.shutdown();
+      await outer.shutdown();
+    },
+  };
+}

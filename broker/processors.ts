@@ -1,0 +1,60 @@
+/**
+ * The broker's request table: every [code, processor] pair on one screen, with the lane each runs on.
+ * The VIP (fast) port serves the same table minus pulls, as RocketMQ's does (spec broker §0 item 5).
+ */
+import type { ProcessorRegistry, ProcessorTableEntry } from "../src/remoting/processor-registry.ts";
+import { RequestCode } from "../src/remoting/request-code.ts";
+import type { BrokerContext } from "./context.ts";
+import { adminBrokerProcessors } from "./processors/admin-broker.ts";
+import { adminGroupProcessors } from "./processors/admin-group.ts";
+import { adminTopicProcessors } from "./processors/admin-topic.ts";
+import { clientManageProcessors } from "./processors/client-manage.ts";
+import { offsetProcessors } from "./processors/offsets.ts";
+import { createPullProcessor } from "./processors/pull.ts";
+import { queryProcessors } from "./processors/query.ts";
+import { createSendProcessor } from "./processors/send.ts";
+
+/** Codes the VIP port does not serve: they fall through to "not supported" there. */
+const MAIN_PORT_ONLY: ReadonlySet<number> = new Set([
+  RequestCode.PULL_MESSAGE,
+  RequestCode.LITE_PULL_MESSAGE,
+]);
+
+/** Lanes stand in for Java's per-family executors; queue capacities are RocketMQ's defaults. */
+export function defineBrokerLanes(registry: ProcessorRegistry, ctx: BrokerContext): void {
+  registry
+    .defineLane("send", { concurrency: 1024, queueMax: ctx.brokerConfig.sendThreadPoolQueueCapacity })
+    .defineLane("pull", { concurrency: 1024, queueMax: ctx.brokerConfig.pullThreadPoolQueueCapacity })
+    .defineLane("query", { concurrency: 64, queueMax: 20_000 })
+    .defineLane("client", { concurrency: 256, queueMax: 50_000 })
+    .defineLane("admin", { concurrency: 16, queueMax: 10_000 });
+}
+
+function onLane(lane: string, entries: ProcessorTableEntry[]): ProcessorTableEntry[] {
+  return entries.map(
+    ([code, p]) => [code, typeof p === "function" ? { process: p, lane } : { ...p, lane }] as const,
+  );
+}
+
+export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] {
+  const send = createSendProcessor(ctx);
+  return [
+    ...onLane("send", [
+      [RequestCode.SEND_MESSAGE, send],
+      [RequestCode.SEND_MESSAGE_V2, send],
+      [RequestCode.SEND_BATCH_MESSAGE, send],
+    ]),
+    ...onLane("pull", [[RequestCode.PULL_MESSAGE, createPullProcessor(ctx)]]),
+    ...onLane("query", queryProcessors(ctx)),
+    ...onLane("client", [...clientManageProcessors(ctx), ...offsetProcessors(ctx)]),
+    ...onLane("admin", [
+      ...adminTopicProcessors(ctx),
+      ...adminGroupProcessors(ctx),
+      ...adminBrokerProcessors(ctx),
+    ]),
+  ];
+}
+
+export function vipProcessorTable(table: ProcessorTableEntry[]): ProcessorTableEntry[] {
+  return table.filter(([code]) => !MAIN_PORT_ONLY.has(code));
+}

@@ -1,0 +1,138 @@
+/**
+ * Broker-level administration: GET_BROKER_RUNTIME_INFO (28, spec broker §12), GET_BROKER_CONFIG (26),
+ * UPDATE_BROKER_CONFIG (25). Only keys that are safe to change at run time may be updated.
+ */
+import { parseProperties } from "../../src/config/properties.ts";
+import { encodeKVTable } from "../../src/protocol/route/bodies.ts";
+import { isValidPerm } from "../../src/protocol/route/perm.ts";
+import { RemotingCommand } from "../../src/remoting/command.ts";
+import { RemotingError } from "../../src/remoting/errors.ts";
+import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
+import { RequestCode } from "../../src/remoting/request-code.ts";
+import { ResponseCode } from "../../src/remoting/response-code.ts";
+import type { BrokerContext } from "../context.ts";
+
+/** The version we report: V5_3_3 (spec broker §0 item 4). */
+export const BROKER_VERSION_DESC = "V5_3_3";
+export const BROKER_VERSION = 479;
+
+/** Keys UPDATE_BROKER_CONFIG may change while running. */
+const UPDATABLE = new Set(["brokerPermission"]);
+
+function uptime(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `[ ${Math.floor(s / 86400)} days, ${Math.floor((s % 86400) / 3600)} hours, ${Math.floor((s % 3600) / 60)} minutes, ${s % 60} seconds ]`;
+}
+
+function tps(v: number): string {
+  return `${v} ${v} ${v}`;
+}
+
+export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, string>> {
+  const s = ctx.store.getRuntimeStats();
+  const now = Date.now();
+  const put = ctx.stats.putNums.perSecond(now);
+  const get = ctx.stats.getNums.perSecond(now);
+  return new Map([
+    ["brokerVersionDesc", BROKER_VERSION_DESC],
+    ["brokerVersion", String(BROKER_VERSION)],
+    ["brokerActive", "true"],
+    ["bootTimestamp", String(ctx.stats.bootTimestamp)],
+    ["runtime", uptime(now - ctx.stats.bootTimestamp)],
+    ["msgPutTotalYesterdayMorning", "0"],
+    ["msgPutTotalTodayMorning", "0"],
+    ["msgPutTotalTodayNow", String(ctx.stats.putNums.total)],
+    ["msgGetTotalYesterdayMorning", "0"],
+    ["msgGetTotalTodayMorning", "0"],
+    ["msgGetTotalTodayNow", String(ctx.stats.getNums.total)],
+    ["putTps", tps(put)],
+    ["getTransferedTps", tps(get)],
+    ["getTransferredTps", tps(get)],
+    ["getFoundTps", tps(get)],
+    ["getMissTps", tps(0)],
+    ["getTotalTps", tps(get)],
+    ["putMessageTimesTotal", String(s.putMessageTimesTotal)],
+    ["putMessageSizeTotal", String(s.putMessageSizeTotal)],
+    ["putMessageFailedTimes", String(s.putMessageFailedTimes)],
+    ["commitLogMinOffset", String(s.commitLogMinOffset)],
+    ["commitLogMaxOffset", String(s.commitLogMaxOffset)],
+    ["dispatchBehindBytes", String(s.dispatchBehindBytes)],
+    ["remainHowManyDataToFlush", String(s.remainHowManyDataToFlush)],
+    ["pageCacheLockTimeMills", "0"],
+    ["earliestMessageTimeStamp", String(await ctx.store.getEarliestMessageTimeInStore())],
+    ["commitLogDiskRatio", "0.0"],
+    ["consumeQueueDiskRatio", "0.0"],
+    ["sendThreadPoolQueueSize", "0"],
+    ["sendThreadPoolQueueCapacity", String(ctx.brokerConfig.sendThreadPoolQueueCapacity)],
+    ["pullThreadPoolQueueSize", "0"],
+    ["pullThreadPoolQueueCapacity", String(ctx.brokerConfig.pullThreadPoolQueueCapacity)],
+    ["sendThreadPoolQueueHeadWaitTimeMills", "0"],
+    ["pullThreadPoolQueueHeadWaitTimeMills", "0"],
+    ["heldPulls", String(ctx.longPoll.size)],
+    ["timerReadBehind", "0"],
+    ["timerOffsetBehind", "0"],
+    ["timerCongestNum", "0"],
+    ["timerEnqueueTps", "0.0"],
+    ["timerDequeueTps", "0.0"],
+  ]);
+}
+
+function configText(ctx: BrokerContext): string {
+  const all: Record<string, unknown> = { ...ctx.storeConfig, ...ctx.brokerConfig, ...ctx.runtime };
+  return `${Object.entries(all)
+    .map(([k, v]) => `${k}=${v}`)
+    .join("\n")}\n`;
+}
+
+export function adminBrokerProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
+  return [
+    [
+      RequestCode.GET_BROKER_RUNTIME_INFO,
+      async () =>
+        RemotingCommand.response(ResponseCode.SUCCESS, null, null, encodeKVTable(await runtimeInfo(ctx))),
+    ],
+    [
+      RequestCode.GET_BROKER_CONFIG,
+      () =>
+        RemotingCommand.response(
+          ResponseCode.SUCCESS,
+          null,
+          { version: JSON.stringify(ctx.topics.dataVersion) },
+          new TextEncoder().encode(configText(ctx)),
+        ),
+    ],
+    [
+      RequestCode.UPDATE_BROKER_CONFIG,
+      (req) => {
+        const text = new TextDecoder().decode(req.body ?? new Uint8Array());
+        let entries: Map<string, string>;
+        try {
+          entries = parseProperties(text, "UPDATE_BROKER_CONFIG body");
+        } catch (err) {
+          throw new RemotingError(ResponseCode.SYSTEM_ERROR, (err as Error).message);
+        }
+        for (const key of entries.keys()) {
+          if (!UPDATABLE.has(key)) {
+            throw new RemotingError(
+              ResponseCode.NO_PERMISSION,
+              `Can not update config in black list: ${key}`,
+            );
+          }
+        }
+        const perm = entries.get("brokerPermission");
+        if (perm !== undefined) {
+          const n = Number(perm);
+          if (!Number.isInteger(n) || !isValidPerm(n)) {
+            throw new RemotingError(
+              ResponseCode.SYSTEM_ERROR,
+              `brokerPermission: "${perm}" is not a permission`,
+            );
+          }
+          ctx.runtime.brokerPermission = n;
+          ctx.onRuntimeChanged();
+        }
+        return RemotingCommand.response(ResponseCode.SUCCESS);
+      },
+    ],
+  ];
+}

@@ -1,0 +1,110 @@
+/**
+ * Client management (spec broker §8.5-8.8): HEART_BEAT (34), UNREGISTER_CLIENT (35),
+ * GET_CONSUMER_LIST_BY_GROUP (38), CHECK_CLIENT_CONFIG (46).
+ */
+import { parseHeartbeat } from "../../src/protocol/body/heartbeat.ts";
+import { ExpressionType } from "../../src/protocol/body/subscription.ts";
+import {
+  GetConsumerListByGroupRequestHeader,
+  UnregisterClientRequestHeader,
+} from "../../src/protocol/headers/client.ts";
+import { RemotingCommand } from "../../src/remoting/command.ts";
+import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
+import { RequestCode } from "../../src/remoting/request-code.ts";
+import { ResponseCode } from "../../src/remoting/response-code.ts";
+import type { BrokerContext } from "../context.ts";
+import { groupNameProblem, retryTopicOf } from "../topics/topic-validator.ts";
+
+const encoder = new TextEncoder();
+
+export function clientManageProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
+  return [
+    [
+      RequestCode.HEART_BEAT,
+      async (req, rc) => {
+        const hb = parseHeartbeat(req.body);
+        const now = Date.now();
+        const channel = {
+          conn: rc.connection,
+          clientId: hb.clientID,
+          language: req.language,
+          version: req.version,
+          lastUpdate: now,
+        };
+        for (const consumer of hb.consumerDataSet) {
+          if (groupNameProblem(consumer.groupName)) continue;
+          const group = ctx.groups.findOrCreate(
+            consumer.groupName,
+            ctx.brokerConfig.autoCreateSubscriptionGroup,
+          );
+          if (!group) continue;
+          // Every clustering consumer also consumes its group's retry topic (spec §8.5 step 2).
+          await ctx.topics.createIfAbsent(
+            retryTopicOf(consumer.groupName),
+            group.retryQueueNums,
+            6,
+            consumer.unitMode ? 1 : 0,
+          );
+          ctx.clients.registerConsumer({
+            group: consumer.groupName,
+            channel,
+            consumeType: consumer.consumeType,
+            messageModel: consumer.messageModel,
+            consumeFromWhere: consumer.consumeFromWhere,
+            subscriptions: consumer.subscriptionDataSet,
+          });
+        }
+        for (const producer of hb.producerDataSet) ctx.clients.registerProducer(producer.groupName, channel);
+        return RemotingCommand.response(ResponseCode.SUCCESS);
+      },
+    ],
+    [
+      RequestCode.UNREGISTER_CLIENT,
+      (req, rc) => {
+        const h = UnregisterClientRequestHeader.decode(req.extFields);
+        if (h.producerGroup) ctx.clients.unregisterProducer(h.producerGroup, rc.connection);
+        if (h.consumerGroup) ctx.clients.unregisterConsumer(h.consumerGroup, rc.connection);
+        return RemotingCommand.response(ResponseCode.SUCCESS, null, {});
+      },
+    ],
+    [
+      RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+      (req) => {
+        const h = GetConsumerListByGroupRequestHeader.decode(req.extFields);
+        const ids = ctx.clients.consumerIds(h.consumerGroup);
+        if (ids.length === 0) {
+          return RemotingCommand.response(
+            ResponseCode.SYSTEM_ERROR,
+            `no consumer for this group, ${h.consumerGroup}`,
+          );
+        }
+        return RemotingCommand.response(
+          ResponseCode.SUCCESS,
+          null,
+          null,
+          encoder.encode(JSON.stringify({ consumerIdList: ids })),
+        );
+      },
+    ],
+    [
+      RequestCode.CHECK_CLIENT_CONFIG,
+      (req) => {
+        // Body: {"group":..,"subscriptionData":{expressionType,..}}; only TAG filtering is served.
+        let type: string = ExpressionType.TAG;
+        try {
+          const body = JSON.parse(new TextDecoder().decode(req.body ?? new Uint8Array()));
+          type = body?.subscriptionData?.expressionType ?? ExpressionType.TAG;
+        } catch {
+          return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "bad CheckClientRequestBody");
+        }
+        if (type !== ExpressionType.TAG && !ctx.brokerConfig.enablePropertyFilter) {
+          return RemotingCommand.response(
+            ResponseCode.SYSTEM_ERROR,
+            "The broker does not support consumer to filter message by SQL92",
+          );
+        }
+        return RemotingCommand.response(ResponseCode.SUCCESS);
+      },
+    ],
+  ];
+}

@@ -1,0 +1,217 @@
+/**
+ * PULL_MESSAGE (11) (spec broker §7): checks, subscription, store read, status → code mapping,
+ * commit-on-pull, and long polling. A held pull is re-run without suspend or commit rights when a
+ * matching message arrives or its hold ends, and answered through the request context.
+ */
+import {
+  buildSubscription,
+  ExpressionType,
+  matchesTagsCode,
+  type SubscriptionData,
+} from "../../src/protocol/body/subscription.ts";
+import {
+  PullMessageRequestHeader,
+  PullMessageResponseHeader,
+  PullSysFlag,
+} from "../../src/protocol/headers/pull.ts";
+import { isReadable } from "../../src/protocol/route/perm.ts";
+import { RemotingCommand } from "../../src/remoting/command.ts";
+import { RemotingError } from "../../src/remoting/errors.ts";
+import type { RequestContext } from "../../src/remoting/processor-registry.ts";
+import { ResponseCode } from "../../src/remoting/response-code.ts";
+import type { BrokerContext } from "../context.ts";
+import type { MessageFilter } from "../store/message-store.ts";
+import { GetMessageStatus } from "../store/status.ts";
+
+type PullHeader = ReturnType<typeof PullMessageRequestHeader.decode>;
+
+/** The outcome of one read, before it is answered or held. */
+interface PullOutcome {
+  code: number;
+  status: string;
+  nextBeginOffset: number;
+  minOffset: number;
+  maxOffset: number;
+  body: Uint8Array | null;
+}
+
+export function createPullProcessor(ctx: BrokerContext) {
+  return async (request: RemotingCommand, rc: RequestContext): Promise<RemotingCommand | null> => {
+    const h = PullMessageRequestHeader.decode(request.extFields);
+    const sub = await checkAndResolveSubscription(ctx, h);
+    const filter = tagFilter(sub);
+    const outcome = await read(ctx, h, filter);
+    if ((h.sysFlag & PullSysFlag.COMMIT_OFFSET) !== 0 && h.commitOffset >= 0) {
+      ctx.offsets.commit(h.consumerGroup, h.topic, h.queueId, h.commitOffset);
+    }
+    if (outcome.code === ResponseCode.PULL_NOT_FOUND && (h.sysFlag & PullSysFlag.SUSPEND) !== 0) {
+      const holdMs = ctx.brokerConfig.longPollingEnable
+        ? Math.min(Math.max(h.suspendTimeoutMillis, 0), ctx.limits.pullSuspendMsMax)
+        : ctx.brokerConfig.shortPollingTimeMills;
+      const held = ctx.longPoll.hold({
+        conn: rc.connection,
+        topic: h.topic,
+        queueId: h.queueId,
+        offset: h.queueOffset,
+        deadline: Date.now() + holdMs,
+        matches: (tagsCode) => tagsCode === undefined || matchesTagsCode(sub, tagsCode),
+        wake: () => {
+          read(ctx, h, filter).then(
+            (again) => rc.reply(answer(again)),
+            (err: unknown) => {
+              ctx.log.error({ err }, "re-running a held pull failed");
+              rc.reply(RemotingCommand.response(ResponseCode.SYSTEM_ERROR, String(err)));
+            },
+          );
+        },
+      });
+      if (held) return null;
+    }
+    return answer(outcome);
+  };
+}
+
+function answer(o: PullOutcome): RemotingCommand {
+  const ext = PullMessageResponseHeader.encode({
+    suggestWhichBrokerId: 0,
+    nextBeginOffset: o.nextBeginOffset,
+    minOffset: o.minOffset,
+    maxOffset: o.maxOffset,
+  });
+  return RemotingCommand.response(o.code, o.status, ext, o.body);
+}
+
+/** Steps 1-5 of spec §7.4: permissions, group, topic, queue, subscription. */
+async function checkAndResolveSubscription(
+  ctx: BrokerContext,
+  h: PullHeader,
+): Promise<SubscriptionData | null> {
+  if (!isReadable(ctx.runtime.brokerPermission)) {
+    throw new RemotingError(
+      ResponseCode.NO_PERMISSION,
+      `the broker[${ctx.brokerConfig.brokerName}] pulling message is forbidden`,
+    );
+  }
+  const group = ctx.groups.findOrCreate(h.consumerGroup, ctx.brokerConfig.autoCreateSubscriptionGroup);
+  if (!group) {
+    throw new RemotingError(
+      ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
+      `subscription group [${h.consumerGroup}] does not exist`,
+    );
+  }
+  if (!group.consumeEnable) {
+    throw new RemotingError(
+      ResponseCode.NO_PERMISSION,
+      `subscription group no permission, ${h.consumerGroup}`,
+    );
+  }
+  const topic = ctx.topics.get(h.topic);
+  if (!topic) {
+    throw new RemotingError(ResponseCode.TOPIC_NOT_EXIST, `topic[${h.topic}] not exist, apply first please!`);
+  }
+  if (!isReadable(topic.perm)) {
+    throw new RemotingError(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] pulling message is forbidden`);
+  }
+  if (h.queueId < 0 || h.queueId >= topic.readQueueNums) {
+    throw new RemotingError(
+      ResponseCode.INVALID_PARAMETER,
+      `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${topic.readQueueNums}]`,
+    );
+  }
+  let sub: SubscriptionData | null;
+  if ((h.sysFlag & PullSysFlag.SUBSCRIPTION) !== 0) {
+    sub = buildSubscription(h.topic, h.subscription, h.subVersion);
+    if (h.expressionType && h.expressionType !== ExpressionType.TAG) sub.expressionType = h.expressionType;
+  } else {
+    const consumers = ctx.clients.consumerGroup(h.consumerGroup);
+    if (!consumers) {
+      throw new RemotingError(
+        ResponseCode.SUBSCRIPTION_NOT_EXIST,
+        `the consumer's group info not exist, group: ${h.consumerGroup}`,
+      );
+    }
+    if (consumers.messageModel === "BROADCASTING" && !group.consumeBroadcastEnable) {
+      throw new RemotingError(
+        ResponseCode.NO_PERMISSION,
+        `the consumer group[${h.consumerGroup}] can not consume by broadcast way`,
+      );
+    }
+    sub = consumers.subscriptions.get(h.topic) ?? null;
+    if (!sub) {
+      throw new RemotingError(
+        ResponseCode.SUBSCRIPTION_NOT_EXIST,
+        `the consumer's subscription not exist, group: ${h.consumerGroup}, topic: ${h.topic}`,
+      );
+    }
+    if (sub.subVersion < h.subVersion) {
+      throw new RemotingError(
+        ResponseCode.SUBSCRIPTION_NOT_LATEST,
+        `the consumer's subscription not latest, group: ${h.consumerGroup}`,
+      );
+    }
+  }
+  if (sub.expressionType !== ExpressionType.TAG && !ctx.brokerConfig.enablePropertyFilter) {
+    throw new RemotingError(
+      ResponseCode.SYSTEM_ERROR,
+      "The broker does not support consumer to filter message by SQL92",
+    );
+  }
+  return sub;
+}
+
+function tagFilter(sub: SubscriptionData | null): MessageFilter | undefined {
+  if (!sub || sub.subString === "*") return undefined;
+  return { isMatchedByConsumeQueue: (tagsCode) => matchesTagsCode(sub, tagsCode) };
+}
+
+/** Reads and maps GetMessageStatus to the response code (spec §7.5 table). */
+async function read(
+  ctx: BrokerContext,
+  h: PullHeader,
+  filter: MessageFilter | undefined,
+): Promise<PullOutcome> {
+  const maxNums = Math.max(1, Math.min(h.maxMsgNums, ctx.storeConfig.maxTransferCountOnMessageInMemory));
+  const r = await ctx.store.getMessage(
+    h.consumerGroup,
+    h.topic,
+    h.queueId,
+    h.queueOffset,
+    maxNums,
+    ctx.storeConfig.maxTransferBytesOnMessageInMemory,
+    filter,
+  );
+  let code: number;
+  switch (r.status) {
+    case GetMessageStatus.FOUND:
+      code = ResponseCode.SUCCESS;
+      break;
+    case GetMessageStatus.MESSAGE_WAS_REMOVING:
+    case GetMessageStatus.NO_MATCHED_MESSAGE:
+      code = ResponseCode.PULL_RETRY_IMMEDIATELY;
+      break;
+    case GetMessageStatus.NO_MATCHED_LOGIC_QUEUE:
+    case GetMessageStatus.NO_MESSAGE_IN_QUEUE:
+      code = h.queueOffset !== 0 ? ResponseCode.PULL_OFFSET_MOVED : ResponseCode.PULL_NOT_FOUND;
+      break;
+    case GetMessageStatus.OFFSET_FOUND_NULL:
+    case GetMessageStatus.OFFSET_OVERFLOW_ONE:
+      code = ResponseCode.PULL_NOT_FOUND;
+      break;
+    default:
+      code = ResponseCode.PULL_OFFSET_MOVED;
+  }
+  let body: Uint8Array | null = null;
+  if (code === ResponseCode.SUCCESS) {
+    body = r.messages.length === 1 ? r.messages[0]! : Buffer.concat(r.messages);
+    ctx.stats.getNums.add(r.messages.length);
+    ctx.stats.getSize.add(body.length);
+  }
+  return {
+    code,
+    status: r.status,
+    nextBeginOffset: r.nextBeginOffset,
+    minOffset: r.minOffset,
+    maxOffset: r.maxOffset,
+    body,
+  };
+}

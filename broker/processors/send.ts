@@ -1,0 +1,286 @@
+/**
+ * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) (spec broker §1): check the
+ * request, pick the queue, complete the properties, store, and answer with the offset message id.
+ * Every send response carries MSG_REGION and TRACE_ON, errors included (spec §1.3).
+ */
+import {
+  decodeSendHeader,
+  type SendMessageRequestHeader,
+  SendMessageResponseHeader,
+} from "../../src/protocol/headers/send.ts";
+import {
+  decodeBatch,
+  decodeProperties,
+  encodeProperties,
+  MessageConst,
+  MessageSysFlag,
+  mergeBatchProperties,
+  parseHostAddress,
+} from "../../src/protocol/message/index.ts";
+import { isWriteable } from "../../src/protocol/route/perm.ts";
+import { RemotingCommand } from "../../src/remoting/command.ts";
+import { RemotingError } from "../../src/remoting/errors.ts";
+import type { RequestContext } from "../../src/remoting/processor-registry.ts";
+import { RequestCode } from "../../src/remoting/request-code.ts";
+import { ResponseCode } from "../../src/remoting/response-code.ts";
+import type { BrokerContext } from "../context.ts";
+import type { MessageToStore, PutMessageResult } from "../store/message-store.ts";
+import { PutMessageStatus } from "../store/status.ts";
+import { isRetryTopic, NOT_ALLOWED_SEND_TOPICS, topicNameProblem } from "../topics/topic-validator.ts";
+
+/** Java's random queue pick for queueId < 0: random(0..99999998) % writeQueueNums. */
+function randomQueue(writeQueueNums: number): number {
+  return Math.floor(Math.random() * 99_999_999) % writeQueueNums;
+}
+
+export function createSendProcessor(ctx: BrokerContext) {
+  const traceOn = String(ctx.brokerConfig.traceOn);
+  const regionId = ctx.brokerConfig.regionId;
+
+  /** A send answer: header fields plus the two extFields every send response carries. */
+  const answer = (code: number, remark: string | null, ext: Record<string, string> = {}) =>
+    RemotingCommand.response(code, remark, { ...ext, MSG_REGION: regionId, TRACE_ON: traceOn });
+
+  return async (request: RemotingCommand, rc: RequestContext): Promise<RemotingCommand> => {
+    const v2 = request.code !== RequestCode.SEND_MESSAGE && request.code !== RequestCode.SEND_REPLY_MESSAGE;
+    let header: SendMessageRequestHeader;
+    try {
+      header = decodeSendHeader(request.extFields, v2);
+    } catch (err) {
+      const e = err as RemotingError;
+      return answer(e.code ?? ResponseCode.SYSTEM_ERROR, e.remark ?? String(err));
+    }
+    try {
+      const queueId = await checkAndPickQueue(ctx, header, rc);
+      const messages = header.batch
+        ? buildBatch(ctx, header, queueId, request.body, rc)
+        : [buildMessage(ctx, header, queueId, request.body, rc)];
+      const result = header.batch
+        ? await ctx.store.putMessages(messages)
+        : await ctx.store.putMessage(messages[0]!);
+      return respond(ctx, answer, header, queueId, messages, result);
+    } catch (err) {
+      if (err instanceof RemotingError) {
+        ctx.stats.sendFailed++;
+        return answer(err.code, err.remark);
+      }
+      throw err;
+    }
+  };
+}
+
+/** msgCheck (spec §1.4 step 3) and queue choice (step 4); auto-creates the topic when allowed. */
+async function checkAndPickQueue(
+  ctx: BrokerContext,
+  h: SendMessageRequestHeader,
+  rc: RequestContext,
+): Promise<number> {
+  const problem = topicNameProblem(h.topic);
+  if (problem) throw new RemotingError(ResponseCode.INVALID_PARAMETER, problem);
+  if (NOT_ALLOWED_SEND_TOPICS.has(h.topic)) {
+    throw new RemotingError(ResponseCode.NO_PERMISSION, `Sending message to topic[${h.topic}] is forbidden.`);
+  }
+  if (!isWriteable(ctx.runtime.brokerPermission)) {
+    throw new RemotingError(
+      ResponseCode.NO_PERMISSION,
+      `the broker[${ctx.brokerConfig.brokerName}] sending message is forbidden`,
+    );
+  }
+  let topic = ctx.topics.get(h.topic);
+  if (!topic) {
+    const sysFlag = h.unitMode ? 1 : 0;
+    topic = await ctx.topics.createInSendMessage(h.topic, h.defaultTopic, h.defaultTopicQueueNums, sysFlag);
+    if (!topic && isRetryTopic(h.topic)) topic = await ctx.topics.createIfAbsent(h.topic, 1, 6, sysFlag);
+    if (!topic) {
+      throw new RemotingError(
+        ResponseCode.TOPIC_NOT_EXIST,
+        `topic[${h.topic}] not exist, apply first please! (producer ${rc.connection.remoteAddress})`,
+      );
+    }
+  }
+  const queueMax = Math.max(topic.writeQueueNums, topic.readQueueNums);
+  if (h.queueId >= queueMax) {
+    throw new RemotingError(
+      ResponseCode.INVALID_PARAMETER,
+      `request queueId[${h.queueId}] is illegal, topic[${h.topic}] queues ${queueMax}, producer ${rc.connection.remoteAddress}`,
+    );
+  }
+  if (h.queueId >= 0) return h.queueId;
+  if (topic.writeQueueNums <= 0) {
+    throw new RemotingError(ResponseCode.NO_PERMISSION, `topic[${h.topic}] has no writable queue`);
+  }
+  return randomQueue(topic.writeQueueNums);
+}
+
+/**
+ * Stored properties: the client's plus the broker's own keys (spec §1.4 step 7). Like a 4.9 broker we
+ * add no UNIQ_KEY: a client that sent none (ali-ons) reports the offset id as the message id, and
+ * consumers then see that same id.
+ */
+function completeProperties(ctx: BrokerContext, props: Map<string, string>): Map<string, string> {
+  props.set(MessageConst.CLUSTER, ctx.brokerConfig.brokerClusterName);
+  props.set(MessageConst.MSG_REGION, ctx.brokerConfig.regionId);
+  props.set(MessageConst.TRACE_ON, String(ctx.brokerConfig.traceOn));
+  return props;
+}
+
+function rejectUnsupported(ctx: BrokerContext, props: Map<string, string>, sysFlag: number): void {
+  const prepared = (sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0;
+  if (props.get(MessageConst.TRAN_MSG)?.toLowerCase() === "true" || prepared) {
+    // Half messages need END_TRANSACTION and check-back; until the broker has them it refuses, as
+    // a Java broker with rejectTransactionMessage=true does.
+    throw new RemotingError(
+      ResponseCode.NO_PERMISSION,
+      `the broker[${ctx.brokerConfig.brokerName}] sending transaction message is forbidden`,
+    );
+  }
+}
+
+function bornHostOf(rc: RequestContext) {
+  try {
+    return parseHostAddress(rc.connection.remoteAddress);
+  } catch {
+    return parseHostAddress("127.0.0.1:0");
+  }
+}
+
+function buildMessage(
+  ctx: BrokerContext,
+  h: SendMessageRequestHeader,
+  queueId: number,
+  body: Uint8Array | null,
+  rc: RequestContext,
+): MessageToStore {
+  if (!body || body.length === 0)
+    throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "message body is empty");
+  const props = decodeProperties(h.properties ?? "");
+  rejectUnsupported(ctx, props, h.sysFlag);
+  completeProperties(ctx, props);
+  return {
+    topic: h.topic,
+    queueId,
+    flag: h.flag,
+    body,
+    properties: props,
+    propertiesString: encodeProperties(props),
+    bornTimestamp: h.bornTimestamp,
+    bornHost: bornHostOf(rc),
+    storeHost: ctx.storeHost,
+    sysFlag: h.sysFlag,
+    reconsumeTimes: h.reconsumeTimes ?? 0,
+    preparedTransactionOffset: 0,
+  };
+}
+
+/** One stored message per batch item, inner properties first, then missing container keys (spec §1.9). */
+function buildBatch(
+  ctx: BrokerContext,
+  h: SendMessageRequestHeader,
+  queueId: number,
+  body: Uint8Array | null,
+  rc: RequestContext,
+): MessageToStore[] {
+  if (isRetryTopic(h.topic)) {
+    throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group");
+  }
+  if (!body || body.length === 0)
+    throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "message body is empty");
+  let items: ReturnType<typeof decodeBatch>;
+  try {
+    items = decodeBatch(body);
+  } catch (err) {
+    throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, `bad batch body: ${(err as Error).message}`);
+  }
+  if (items.length === 0) throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "batch body has no message");
+  const container = decodeProperties(h.properties ?? "");
+  rejectUnsupported(ctx, container, h.sysFlag);
+  if (Number(container.get(MessageConst.DELAY) ?? 0) > 0) {
+    throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "batch message does not support delay");
+  }
+  // The container's UNIQ_KEY would give every inner message the same id (issue #9416): leave it out.
+  container.delete(MessageConst.UNIQ_KEY);
+  const containerString = encodeProperties(container);
+  const bornHost = bornHostOf(rc);
+  return items.map((item) => {
+    const props = completeProperties(
+      ctx,
+      decodeProperties(mergeBatchProperties(item.properties, containerString)),
+    );
+    return {
+      topic: h.topic,
+      queueId,
+      flag: item.flag,
+      body: item.body,
+      properties: props,
+      propertiesString: encodeProperties(props),
+      bornTimestamp: h.bornTimestamp,
+      bornHost,
+      storeHost: ctx.storeHost,
+      sysFlag: h.sysFlag,
+      reconsumeTimes: h.reconsumeTimes ?? 0,
+      preparedTransactionOffset: 0,
+    };
+  });
+}
+
+const STATUS_ANSWERS: Partial<Record<PutMessageStatus, [number, string | null]>> = {
+  [PutMessageStatus.PUT_OK]: [ResponseCode.SUCCESS, null],
+  [PutMessageStatus.FLUSH_DISK_TIMEOUT]: [ResponseCode.FLUSH_DISK_TIMEOUT, null],
+  [PutMessageStatus.FLUSH_SLAVE_TIMEOUT]: [ResponseCode.FLUSH_SLAVE_TIMEOUT, null],
+  [PutMessageStatus.SLAVE_NOT_AVAILABLE]: [ResponseCode.SLAVE_NOT_AVAILABLE, null],
+  [PutMessageStatus.CREATE_MAPPED_FILE_FAILED]: [
+    ResponseCode.SYSTEM_ERROR,
+    "create mapped file failed, server is busy or broken.",
+  ],
+  [PutMessageStatus.SERVICE_NOT_AVAILABLE]: [
+    ResponseCode.SERVICE_NOT_AVAILABLE,
+    "service not available now. It may be caused by one of the following reasons: the broker's disk is full, messages are put to the slave, message store has been shut down, etc.",
+  ],
+  [PutMessageStatus.OS_PAGE_CACHE_BUSY]: [
+    ResponseCode.SYSTEM_BUSY,
+    "[PC_SYNCHRONIZED]broker busy, start flow control for a while",
+  ],
+  [PutMessageStatus.UNKNOWN_ERROR]: [ResponseCode.SYSTEM_ERROR, "UNKNOWN_ERROR"],
+};
+
+function respond(
+  ctx: BrokerContext,
+  answer: (code: number, remark: string | null, ext?: Record<string, string>) => RemotingCommand,
+  h: SendMessageRequestHeader,
+  queueId: number,
+  messages: MessageToStore[],
+  put: PutMessageResult,
+): RemotingCommand {
+  if (
+    put.status === PutMessageStatus.MESSAGE_ILLEGAL ||
+    put.status === PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
+  ) {
+    ctx.stats.sendFailed++;
+    return answer(
+      ResponseCode.MESSAGE_ILLEGAL,
+      `the message is illegal, maybe msg body or properties length not matched. msg body length limit ${ctx.storeConfig.maxMessageSize}B, msg properties length limit 32KB.`,
+    );
+  }
+  const [code, remark] = STATUS_ANSWERS[put.status] ?? [ResponseCode.SYSTEM_ERROR, put.status];
+  if (
+    !put.result ||
+    (code !== ResponseCode.SUCCESS &&
+      code !== ResponseCode.FLUSH_DISK_TIMEOUT &&
+      code !== ResponseCode.FLUSH_SLAVE_TIMEOUT &&
+      code !== ResponseCode.SLAVE_NOT_AVAILABLE)
+  ) {
+    ctx.stats.sendFailed++;
+    return answer(code, remark);
+  }
+  const bytes = messages.reduce((sum, m) => sum + m.body.length, 0);
+  ctx.stats.putNums.add(messages.length);
+  ctx.stats.putSize.add(bytes);
+  ctx.stats.countTopicPut(h.topic, messages.length, bytes);
+  const ext = SendMessageResponseHeader.encode({
+    msgId: put.result.msgId,
+    queueId,
+    queueOffset: put.result.queueOffset,
+    transactionId: h.batch ? undefined : messages[0]?.properties.get(MessageConst.UNIQ_KEY),
+  });
+  return answer(code, remark, ext);
+}
