@@ -161,25 +161,31 @@ export class RemotingEndpoint implements ConnectionHandler {
   }
 
   private contextFor(conn: Connection, request: RemotingCommand): RequestContext {
-    let replied = false;
-    const endpoint = this;
-    return {
-      connection: conn,
-      get replied() {
-        return replied;
-      },
-      reply(response: RemotingCommand) {
-        if (replied) return;
-        replied = true;
-        // Oneway requests never get an answer, whatever happened (spec §4.1, HEAD behaviour).
-        if (request.isOneway) return;
-        response.opaque = request.opaque;
-        response.flag |= RemotingFlag.RESPONSE;
-        response.serializeType = request.serializeType;
-        response.version = endpoint.version;
-        response.language = endpoint.language;
-        conn.send(response);
-      },
-    };
+    return new ReplyContext(conn, request, this.version, this.language);
+  }
+}
+
+/** One request's way back to its sender; a class, since one is made per request on the hot path. */
+class ReplyContext implements RequestContext {
+  replied = false;
+
+  constructor(
+    readonly connection: Connection,
+    private readonly request: RemotingCommand,
+    private readonly version: number,
+    private readonly language: string,
+  ) {}
+
+  reply(response: RemotingCommand): void {
+    if (this.replied) return;
+    this.replied = true;
+    // Oneway requests never get an answer, whatever happened (spec §4.1, HEAD behaviour).
+    if (this.request.isOneway) return;
+    response.opaque = this.request.opaque;
+    response.flag |= RemotingFlag.RESPONSE;
+    response.serializeType = this.request.serializeType;
+    response.version = this.version;
+    response.language = this.language;
+    this.connection.send(response);
   }
 }

@@ -19,30 +19,48 @@ export const FRAME_LENGTH_BYTES = 4;
 export const HEADER_MARK_BYTES = 4;
 const HEADER_LENGTH_MASK = 0x00ffffff;
 
-/** Encodes a command into one frame: length prefix, header mark, header, body. */
-export function encodeFrame(cmd: RemotingCommand): Uint8Array {
+/** A command whose header is already serialized, ready to be written at any position. */
+export interface PreparedFrame {
+  readonly cmd: RemotingCommand;
+  readonly rocketmq: boolean;
+  /** The JSON header text (JSON form) or the binary header (ROCKETMQ form). */
+  readonly header: string | Uint8Array;
+  readonly headerLength: number;
+  /** Bytes of the whole frame, length prefix included. */
+  readonly size: number;
+}
+
+export function prepareFrame(cmd: RemotingCommand): PreparedFrame {
   // ROCKETMQ writes code and version as int16; anything wider must travel as JSON (spec §3.3).
   const rocketmq = cmd.serializeType === SerializeType.ROCKETMQ && fitsRocketMqHeader(cmd);
-  const bodyLength = cmd.body?.length ?? 0;
-  let out: Buffer;
-  let headerLength: number;
-  if (rocketmq) {
-    const header = encodeRocketMqHeader(cmd);
-    headerLength = header.length;
-    out = Buffer.allocUnsafe(FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength + bodyLength);
-    out.set(header, 8);
-  } else {
-    // The JSON text is written straight into the frame: no intermediate byte array.
-    const text = jsonHeaderText(cmd);
-    headerLength = Buffer.byteLength(text, "utf8");
-    out = Buffer.allocUnsafe(FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength + bodyLength);
-    out.write(text, 8, "utf8");
-  }
+  const header = rocketmq ? encodeRocketMqHeader(cmd) : jsonHeaderText(cmd);
+  const headerLength = typeof header === "string" ? Buffer.byteLength(header, "utf8") : header.length;
   if (headerLength > HEADER_LENGTH_MASK)
     throw new FrameError(`header of ${headerLength} bytes exceeds 24 bits`);
-  writeInt32(out, 0, HEADER_MARK_BYTES + headerLength + bodyLength);
-  writeInt32(out, 4, ((rocketmq ? SerializeType.ROCKETMQ : SerializeType.JSON) << 24) | headerLength);
-  if (cmd.body && bodyLength > 0) out.set(cmd.body, 8 + headerLength);
+  const size = FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength + (cmd.body?.length ?? 0);
+  return { cmd, rocketmq, header, headerLength, size };
+}
+
+/** Writes a prepared frame into `out` at `pos` (the caller made room for `frame.size` bytes). */
+export function writeFrame(frame: PreparedFrame, out: Buffer, pos: number): void {
+  const { cmd, headerLength } = frame;
+  writeInt32(out, pos, frame.size - FRAME_LENGTH_BYTES);
+  writeInt32(
+    out,
+    pos + 4,
+    ((frame.rocketmq ? SerializeType.ROCKETMQ : SerializeType.JSON) << 24) | headerLength,
+  );
+  // The JSON text is written straight into the frame: no intermediate byte array.
+  if (typeof frame.header === "string") out.write(frame.header, pos + 8, headerLength, "utf8");
+  else out.set(frame.header, pos + 8);
+  if (cmd.body && cmd.body.length > 0) out.set(cmd.body, pos + 8 + headerLength);
+}
+
+/** Encodes a command into one frame: length prefix, header mark, header, body. */
+export function encodeFrame(cmd: RemotingCommand): Uint8Array {
+  const frame = prepareFrame(cmd);
+  const out = Buffer.allocUnsafe(frame.size);
+  writeFrame(frame, out, 0);
   return out;
 }
 

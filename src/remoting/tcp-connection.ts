@@ -8,9 +8,18 @@ import type { Logger } from "pino";
 import type { RemotingCommand } from "./command.ts";
 import { type Connection, type ConnectionHandler, nextConnectionId } from "./connection.ts";
 import { FrameError } from "./errors.ts";
-import { DEFAULT_FRAME_BYTES_MAX, decodeFrame, encodeFrame, FrameDecoder } from "./frame.ts";
+import {
+  DEFAULT_FRAME_BYTES_MAX,
+  decodeFrame,
+  FrameDecoder,
+  type PreparedFrame,
+  prepareFrame,
+  writeFrame,
+} from "./frame.ts";
 
 export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 64 * 1024 * 1024;
+const OUTBOX_INITIAL_BYTES = 64 * 1024;
+const OUTBOX_KEEP_BYTES = 1024 * 1024;
 
 export interface TcpConnectionOptions {
   frameBytesMax?: number;
@@ -32,9 +41,11 @@ export class TcpConnection implements Connection {
   readonly localAddress: string;
   private readonly decoder: FrameDecoder;
   private readonly outboundBytesMax: number;
-  /** Encoded frames waiting for this tick's flush. */
-  private queued: Uint8Array[] = [];
+  /** Frames waiting for this tick's flush, headers serialized, bodies not yet copied. */
+  private queued: PreparedFrame[] = [];
   private queuedBytes = 0;
+  /** Reused between flushes: each frame's bytes are copied once, into here, then written. */
+  private outbox: Buffer = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
   /** Bytes the socket did not take yet; written on drain. */
   private backlog: Uint8Array | null = null;
   private flushScheduled = false;
@@ -60,19 +71,19 @@ export class TcpConnection implements Connection {
 
   send(cmd: RemotingCommand): boolean {
     if (this.isClosed) return false;
-    let frame: Uint8Array;
+    let frame: PreparedFrame;
     try {
-      frame = encodeFrame(cmd);
+      frame = prepareFrame(cmd);
     } catch (err) {
       this.options.log.error({ err, code: cmd.code }, "cannot encode command");
       return false;
     }
-    if (this.queuedBytes + (this.backlog?.length ?? 0) + frame.length > this.outboundBytesMax) {
+    if (this.queuedBytes + (this.backlog?.length ?? 0) + frame.size > this.outboundBytesMax) {
       this.close(`outbound queue over ${this.outboundBytesMax} bytes`);
       return false;
     }
     this.queued.push(frame);
-    this.queuedBytes += frame.length;
+    this.queuedBytes += frame.size;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       queueMicrotask(() => this.flush());
@@ -129,20 +140,32 @@ export class TcpConnection implements Connection {
   private flush(): void {
     this.flushScheduled = false;
     if (this.isClosed || this.backlog || this.queuedBytes === 0) return;
-    const frames = this.queued;
-    const bytes = frames.length === 1 ? frames[0]! : joinFrames(frames, this.queuedBytes);
+    const total = this.queuedBytes;
+    if (this.outbox.length < total) this.outbox = Buffer.allocUnsafe(Math.max(total, this.outbox.length * 2));
+    const out = this.outbox;
+    let pos = 0;
+    for (const frame of this.queued) {
+      writeFrame(frame, out, pos);
+      pos += frame.size;
+    }
     this.queued = [];
     this.queuedBytes = 0;
-    this.write(bytes);
+    this.write(out.subarray(0, total), true);
+    // A burst may have grown the outbox; do not keep megabytes per idle connection.
+    if (this.outbox.length > OUTBOX_KEEP_BYTES) this.outbox = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
   }
 
-  private write(bytes: Uint8Array): void {
+  /** `reused`: the bytes live in the outbox, so an unwritten rest must be copied out of it. */
+  private write(bytes: Uint8Array, reused = false): void {
     const written = this.socket.write(bytes);
     if (written < 0) {
       this.markClosed("socket closed during write");
       return;
     }
-    if (written < bytes.length) this.backlog = bytes.subarray(written);
+    if (written < bytes.length) {
+      const rest = bytes.subarray(written);
+      this.backlog = reused ? Uint8Array.prototype.slice.call(rest) : rest;
+    }
   }
 
   private dropMalformed(err: unknown): void {
@@ -165,16 +188,6 @@ export class TcpConnection implements Connection {
       this.options.log.error({ err }, "close handler threw");
     }
   }
-}
-
-function joinFrames(frames: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let pos = 0;
-  for (const frame of frames) {
-    out.set(frame, pos);
-    pos += frame.length;
-  }
-  return out;
 }
 
 /** Socket callbacks shared by every TcpConnection; each socket's data points at its connection. */
