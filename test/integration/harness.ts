@@ -259,3 +259,46 @@ export async function waitFor<T>(
 export function json(body: Uint8Array | null): unknown {
   return JSON.parse(new TextDecoder().decode(body ?? new Uint8Array()));
 }
+
+/** A HEART_BEAT body for one consumer group (and optionally one producer group). */
+export function heartbeatBody(
+  clientID: string,
+  consumer?: { group: string; topic: string; subString?: string; messageModel?: string },
+  producerGroup?: string,
+): Uint8Array {
+  const consumerDataSet = consumer
+    ? [
+        {
+          groupName: consumer.group,
+          consumeType: "CONSUME_PASSIVELY",
+          messageModel: consumer.messageModel ?? "CLUSTERING",
+          consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+          subscriptionDataSet: [
+            {
+              topic: consumer.topic,
+              subString: consumer.subString ?? "*",
+              tagsSet: [],
+              codeSet: [],
+              subVersion: 1,
+              classFilterMode: false,
+              expressionType: "TAG",
+            },
+          ],
+          unitMode: false,
+        },
+      ]
+    : [];
+  const producerDataSet = producerGroup ? [{ groupName: producerGroup }] : [];
+  return new TextEncoder().encode(JSON.stringify({ clientID, consumerDataSet, producerDataSet }));
+}
+
+/**
+ * A MessageQueue-keyed admin body (fastjson writes the queue object as the key) as plain JSON,
+ * each key rewritten to `topic/queueId`.
+ */
+export function queueKeyed(body: Uint8Array | null): Record<string, unknown> {
+  const text = new TextDecoder()
+    .decode(body ?? new Uint8Array())
+    .replace(/\{"brokerName":"[^"]*","queueId":(\d+),"topic":"([^"]*)"\}:/g, '"$2/$1":');
+  return JSON.parse(text);
+}
