@@ -263,13 +263,15 @@ function build(
     case "gateway":
       return buildGateway(v, host);
     case "start": {
+      // The all-in-one server keeps everything under ~/rocketbun unless --home says otherwise, and,
+      // being a single-machine setup, advertises loopback unless brokerIP1 is configured.
+      host = { ...host, homeDir: join(host.homeDir, "rocketbun"), localAddress: "127.0.0.1" };
       const start = v.section(startConfig);
       const local = `127.0.0.1:${start.namesrvListenPort}`;
       const namesrv = buildNamesrv(v, host, file, start.namesrvListenPort);
       const gateway = buildGateway(v, host, local);
-      // Built last so that the printed nettyServerConfig is the broker's. The all-in-one server is a
-      // single-machine setup: it advertises loopback unless brokerIP1 is configured.
-      const broker = buildBroker(v, { ...host, localAddress: "127.0.0.1" }, file, local);
+      // Built last so that the printed nettyServerConfig is the broker's.
+      const broker = buildBroker(v, host, file, local);
       return Object.freeze({ rocketbun: broker.rocketbun, start, namesrv, broker, gateway });
     }
   }
