@@ -65,11 +65,31 @@ export async function brokerConfig(dir: string, port: number, overrides: Record<
   return loaded.config;
 }
 
+/** A free loopback port whose VIP neighbour (port - 2) is free too. */
+export function freePort(): number {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 30000);
+    try {
+      const a = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+      try {
+        const b = Bun.listen({ hostname: "127.0.0.1", port: port - 2, socket: { data() {} } });
+        b.stop(true);
+        return port;
+      } finally {
+        a.stop(true);
+      }
+    } catch {
+      // taken: try another
+    }
+  }
+}
+
+/** A broker on a free port pair (main and VIP), so a restart can bind the same ports again. */
 export async function startBroker(overrides: Record<string, string> = {}): Promise<BrokerHarness> {
   const dir = await mkdtemp(join(tmpdir(), "rocketbun-broker-it-"));
-  let broker = createBroker(await brokerConfig(dir, 0, overrides), { log: silent });
+  const port = freePort();
+  let broker = createBroker(await brokerConfig(dir, port, overrides), { log: silent });
   await broker.start();
-  const port = broker.server.port;
   const clients: RemotingClient[] = [];
   const h: BrokerHarness = {
     get broker() {
