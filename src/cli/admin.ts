@@ -1,75 +1,148 @@
 /**
- * `rocketbun admin <verb> -n ADDR ...`: mqadmin's verbs over the native admin client. The verb's own
- * flags pass through untouched, as mqadmin defines them per verb.
+ * `rocketbun admin <verb> -n ADDR ...`: mqadmin's verbs over the native admin client. Each verb
+ * parses its own flags (mqadmin's letters); every verb also takes -n, --json and -h. A failed
+ * operation exits 1 with `rocketbun: <verb>: <message>`; a usage mistake exits 2 naming the flag.
  */
-import { type CommandSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
-import { type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
+import pino from "pino";
+import { type Admin, createAdmin } from "../client/index.ts";
+import { clusterVerbs } from "./admin/cluster.ts";
+import { type AdminContext, type AdminVerb, printJson } from "./admin/context.ts";
+import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
+import { groupVerbs } from "./admin/groups.ts";
+import { messageVerbs } from "./admin/messages.ts";
+import { topicVerbs } from "./admin/topics.ts";
+import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
+import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
-/** The mqadmin verbs RocketBun's admin client is meant to speak, grouped as mqadmin documents them. */
-export const ADMIN_VERBS: Readonly<Record<string, readonly string[]>> = {
-  topics: [
-    "updateTopic",
-    "deleteTopic",
-    "topicList",
-    "topicRoute",
-    "topicStatus",
-    "topicClusterList",
-    "updateTopicPerm",
-  ],
-  groups: [
-    "updateSubGroup",
-    "deleteSubGroup",
-    "consumerProgress",
-    "consumerConnection",
-    "producerConnection",
-  ],
-  offsets: ["resetOffsetByTime", "cloneGroupOffset"],
-  cluster: [
-    "clusterList",
-    "brokerStatus",
-    "getBrokerConfig",
-    "updateBrokerConfig",
-    "wipeWritePerm",
-    "addWritePerm",
-  ],
-  nameserver: ["getNamesrvConfig", "updateNamesrvConfig", "updateKvConfig", "deleteKvConfig"],
-  messages: [
-    "queryMsgById",
-    "queryMsgByKey",
-    "queryMsgByUniqueKey",
-    "queryMsgByOffset",
-    "sendMessage",
-    "printMsg",
-  ],
+/** The verbs, grouped as mqadmin's help groups them. */
+export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
+  topics: topicVerbs,
+  groups: groupVerbs,
+  cluster: clusterVerbs,
+  messages: messageVerbs,
 };
 
-const KNOWN = new Set(Object.values(ADMIN_VERBS).flat());
+const VERBS = new Map(Object.values(ADMIN_GROUPS).flatMap((list) => list.map((v) => [v.name, v] as const)));
+
+const NAMESRV_FLAG: FlagSpec = {
+  long: "namesrvAddr",
+  short: "n",
+  value: "ADDR",
+  help: "NameServer address(es), 'host:port;host:port' (default: $NAMESRV_ADDR)",
+};
+const JSON_FLAG: FlagSpec = { long: "json", help: "print the result as JSON (for scripts)" };
 
 const spec: CommandSpec = {
   name: "admin",
-  usage: "rocketbun admin <verb> -n ADDR [verb options...]",
+  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--json]",
   summary: "Runs one mqadmin verb against a NameServer (RocketBun or Apache RocketMQ).",
   flags: [],
   passThroughAfterPositional: true,
-  notes: `Verbs:\n${Object.entries(ADMIN_VERBS)
-    .map(([group, verbs]) => `  ${group.padEnd(12)}${verbs.join(" ")}`)
-    .join("\n")}`,
+  notes: [
+    "Verbs (rocketbun admin <verb> --help for each):",
+    ...Object.entries(ADMIN_GROUPS).flatMap(([group, verbs]) => [
+      `  ${group}:`,
+      ...verbs.map((v) => `    ${v.name.padEnd(22)}${v.summary}`),
+    ]),
+    "",
+    "Exit codes: 0 done, 1 the operation failed, 2 bad usage.",
+  ].join("\n"),
 };
+
+export function verbSpec(verb: AdminVerb): CommandSpec {
+  return {
+    name: `admin ${verb.name}`,
+    usage: `rocketbun admin ${verb.name} -n ADDR ${verb.usage} [--json]`.replace(/ +/g, " "),
+    summary: verb.summary,
+    flags: [NAMESRV_FLAG, ...verb.flags, JSON_FLAG],
+  };
+}
+
+function describeError(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function runVerb(verb: AdminVerb, argv: readonly string[], io: CliIo): Promise<number> {
+  const vspec = verbSpec(verb);
+  const args = parseArgs(vspec, argv);
+  if (args.flags.has("help")) {
+    io.out(formatHelp(vspec));
+    return EXIT_OK;
+  }
+  const extra = args.positionals[0];
+  if (extra !== undefined)
+    throw new UsageError(
+      `unexpected argument '${extra}' for '${vspec.name}' (see rocketbun ${vspec.name} --help)`,
+    );
+  const namesrvAddr = (args.flags.get("namesrvAddr") ?? process.env.NAMESRV_ADDR ?? "").trim();
+  if (namesrvAddr === "")
+    throw new UsageError(
+      `'${vspec.name}' needs -n ADDR or NAMESRV_ADDR (see rocketbun ${vspec.name} --help)`,
+    );
+
+  const json = args.flags.has("json");
+  const closers: (() => Promise<void>)[] = [];
+  let admin: Promise<Admin> | undefined;
+  const ctx: AdminContext = {
+    spec: vspec,
+    args,
+    io,
+    json,
+    namesrvAddr,
+    admin() {
+      admin ??= createAdmin({ namesrvAddr, log: clientLog() }).then((a) => {
+        closers.push(() => a.shutdown());
+        return a;
+      });
+      return admin;
+    },
+    closeLater(close) {
+      closers.push(close);
+    },
+    print(data, human) {
+      if (json) printJson(io, data);
+      else io.out(human());
+    },
+    progress(total, unit) {
+      if (!process.stderr.isTTY || total < 2) return NO_PROGRESS;
+      return terminalProgress((text) => process.stderr.write(text), total, unit);
+    },
+  };
+  try {
+    await verb.run(ctx);
+    return EXIT_OK;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    io.err(`rocketbun: ${verb.name}: ${describeError(err)}`);
+    return EXIT_FAILURE;
+  } finally {
+    // Newest first: producers and consumers before the admin client they may share nothing with.
+    for (const close of closers.reverse()) await close().catch(() => {});
+  }
+}
+
+const LOG_LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+/** Client logs stay out of stdout (tables and JSON go there); silent unless ROCKETBUN_LOG_LEVEL asks. */
+function clientLog() {
+  const level = process.env.ROCKETBUN_LOG_LEVEL ?? "";
+  return pino({ level: LOG_LEVELS.has(level) ? level : "silent" }, pino.destination(2));
+}
 
 export const adminCommand: Command = {
   spec,
   async run(argv, io) {
     const args = parseArgs(spec, argv);
-    if (args.flags.has("help")) {
-      io.out(formatHelp(spec));
-      return EXIT_OK;
+    const [name, ...rest] = args.positionals;
+    if (name === undefined) {
+      if (args.flags.has("help")) {
+        io.out(formatHelp(spec));
+        return EXIT_OK;
+      }
+      throw new UsageError("admin needs a verb (see rocketbun admin --help)");
     }
-    const verb = args.positionals[0];
-    if (verb === undefined) throw new UsageError("admin needs a verb (see rocketbun admin --help)");
-    if (!KNOWN.has(verb)) throw new UsageError(`unknown admin verb '${verb}' (see rocketbun admin --help)`);
-    io.err(
-      `rocketbun: 'admin ${verb}' is not available in this build (the native admin client is not wired yet)`,
-    );
-    return EXIT_FAILURE;
+    const verb = VERBS.get(name);
+    if (verb === undefined) throw new UsageError(`unknown admin verb '${name}' (see rocketbun admin --help)`);
+    return runVerb(verb, rest, io);
   },
 };

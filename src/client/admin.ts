@@ -8,6 +8,7 @@ import {
   DeleteSubscriptionGroupRequestHeader,
   ResetOffsetRequestHeader,
 } from "../protocol/headers/admin.ts";
+import { PullSysFlag } from "../protocol/headers/pull.ts";
 import { jsonBytes } from "../protocol/json/index.ts";
 import { decodeOffsetMessageId } from "../protocol/message/index.ts";
 import {
@@ -276,9 +277,13 @@ export class Admin {
         queueId: mq.queueId,
         queueOffset: offset,
         maxMsgNums: 1,
-        sysFlag: 0,
+        // With its own "*" subscription, as Java's pull consumer: a broker answers SUBSCRIPTION_NOT_EXIST
+        // to a group that has not registered one by heartbeat.
+        sysFlag: PullSysFlag.SUBSCRIPTION,
         commitOffset: 0,
         suspendTimeoutMillis: 0,
+        subscription: "*",
+        expressionType: "TAG",
         subVersion: 0,
       },
       this.timeout,
