@@ -27,11 +27,14 @@ export function offsetProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
         const h = QueryConsumerOffsetRequestHeader.decode(req.extFields);
         const offset = ctx.offsets.query(h.consumerGroup, h.topic, h.queueId);
         if (offset >= 0) return ok(OffsetResponseHeader.encode({ offset }));
-        // No committed offset: 0 while the queue still starts at 0, so a new group on a young topic
-        // reads from the beginning (the 4.9 rule, spec §8.1), unless the client asked otherwise.
+        // No committed offset: 0 while the queue still starts at 0 and is empty or its head is still
+        // in the first CommitLog bytes, so a new group on a young topic reads from the beginning (the
+        // 4.9 rule, spec §8.1), unless the client asked otherwise. ali-ons raises an error event for
+        // every QUERY_NOT_FOUND, so an empty queue must answer 0 as a 4.9 broker does.
         const min = ctx.store.getMinOffsetInQueue(h.topic, h.queueId);
         const max = ctx.store.getMaxOffsetInQueue(h.topic, h.queueId);
-        if (h.setZeroIfNotFound !== false && min <= 0 && max > 0 && ctx.store.getMinPhyOffset() === 0) {
+        const headIsHot = max <= 0 || ctx.store.getMinPhyOffset() === 0;
+        if (h.setZeroIfNotFound !== false && min <= 0 && headIsHot) {
           return ok(OffsetResponseHeader.encode({ offset: 0 }));
         }
         return RemotingCommand.response(
