@@ -322,3 +322,104 @@ export function queueKeyed(body: Uint8Array | null): Record<string, unknown> {
     .replace(/\{"brokerName":"[^"]*","queueId":(\d+),"topic":"([^"]*)"\}:/g, '"$2/$1":');
   return JSON.parse(text);
 }
+
+const root = join(import.meta.dir, "..", "..");
+
+export interface StartedCli extends AsyncDisposable {
+  namesrvAddr: string;
+  brokerAddr: string;
+  home: string;
+  /** SIGTERM, wait for exit, start again on the same home and ports. */
+  restart(): Promise<void>;
+  /** The child's pid, for RSS readings. */
+  readonly pid: number;
+}
+
+/**
+ * `rocketbun start` in a child process (the running Bun) on free loopback ports with a temp home;
+ * resolves once the broker's boot line is printed (it registers with the NameServer before that).
+ */
+export async function startRocketbun(): Promise<StartedCli> {
+  const home = await mkdtemp(join(tmpdir(), "rocketbun-start-it-"));
+  const [nsPort, brokerPort, gwPort] = [freePort(), freePort(), freePort()];
+  let child: ReturnType<typeof Bun.spawn> | null = null;
+  const spawn = async () => {
+    const proc = Bun.spawn(
+      [
+        process.execPath,
+        "src/cli/main.ts",
+        "start",
+        "--home",
+        home,
+        "--namesrv-port",
+        String(nsPort),
+        "--broker-port",
+        String(brokerPort),
+        "--gateway-port",
+        String(gwPort),
+      ],
+      {
+        cwd: root,
+        stdout: "pipe",
+        stderr: "ignore",
+        env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
+      },
+    );
+    child = proc;
+    await waitForLine(proc.stdout, /The broker\[.*boot success/);
+  };
+  await spawn();
+  return {
+    namesrvAddr: `127.0.0.1:${nsPort}`,
+    brokerAddr: `127.0.0.1:${brokerPort}`,
+    home,
+    get pid() {
+      return child!.pid;
+    },
+    async restart() {
+      child?.kill("SIGTERM");
+      await child?.exited;
+      await spawn();
+    },
+    async [Symbol.asyncDispose]() {
+      child?.kill("SIGTERM");
+      await child?.exited;
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads `stream` until a line matches, then keeps draining it in the background. */
+export async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the process exited before printing ${pattern}: ${text}`);
+    text += decoder.decode(value, { stream: true });
+    const line = text.split("\n").find((l) => pattern.test(l));
+    if (line) {
+      void (async () => {
+        while (!(await reader.read().catch(() => ({ done: true }))).done) {
+          // drain, so the child never blocks on a full pipe
+        }
+      })();
+      return line;
+    }
+  }
+}
+
+/** Creates a topic on the broker and waits until the NameServer routes it. */
+export async function createRoutedTopic(cli: StartedCli, topic: string, queues: number): Promise<void> {
+  const c = new RemotingClient({ name: "it-admin", log: silent });
+  try {
+    await createTopic(c, cli.brokerAddr, topic, queues);
+    await waitFor(`route of ${topic}`, async () => {
+      const r = await c.invoke(cli.namesrvAddr, request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic }));
+      return r.code === 0;
+    });
+  } finally {
+    await c.shutdown();
+  }
+}

@@ -47,7 +47,7 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
         body: `m${i} ✓`,
         tags: `Tag${i}`,
         keys: `k${i} kk${i}`,
-        msgId: r.extFields?.msgId,
+        msgId: r.extFields?.msgId ?? "",
       });
     }
     expect(answers).toEqual(
@@ -55,7 +55,7 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
         code: ResponseCode.SUCCESS,
         remark: null,
         serializeType: st,
-        ext: { msgId: s.msgId!, queueId: "1", queueOffset: String(s.queueOffset), ...SEND_EXT },
+        ext: { msgId: s.msgId, queueId: "1", queueOffset: String(s.queueOffset), ...SEND_EXT },
       })),
     );
     const pulled = await c.invoke(
