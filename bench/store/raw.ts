@@ -9,28 +9,37 @@ export async function benchDir(): Promise<{ path: string; [Symbol.asyncDispose](
   return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
 }
 
+/** How the store handed a run's bytes to the OS: the flusher's counters over that run. */
+export interface WritePattern {
+  readonly bytes: number;
+  readonly writes: number;
+  readonly syncs: number;
+}
+
 /**
- * Writes `n` records of `recordBytes` in groups of `group` records per write; with `sync`, one
- * fdatasync per group, else one at the end. Returns MB/s.
+ * Replays `p` on a fresh file: `p.bytes` in `p.writes` equal sequential writes, with `p.syncs`
+ * fdatasyncs spread evenly between them and the last one after the last write (the store's run
+ * also ends with one). Returns MB/s.
  */
-export async function rawWrite(
-  path: string,
-  recordBytes: number,
-  n: number,
-  group: number,
-  sync: boolean,
-): Promise<number> {
+export async function rawWrite(path: string, p: WritePattern): Promise<number> {
   const fh = await open(path, "w");
-  const buf = new Uint8Array(recordBytes * group).fill(0x62);
+  const writes = Math.max(1, p.writes);
+  const syncs = Math.max(1, Math.min(p.syncs, writes));
+  const size = Math.ceil(p.bytes / writes);
+  const buf = new Uint8Array(size).fill(0x62);
   const t0 = performance.now();
   let pos = 0;
-  for (let done = 0; done < n; done += group) {
-    const k = Math.min(group, n - done) * recordBytes;
-    await fh.write(buf, 0, k, pos);
+  let synced = 0;
+  for (let w = 1; w <= writes; w++) {
+    const k = Math.min(size, p.bytes - pos);
+    if (k > 0) await fh.write(buf, 0, k, pos);
     pos += k;
-    if (sync) await fh.datasync();
+    // Sync after write w when the even spread says the next sync is due.
+    if (Math.floor((w * syncs) / writes) > synced) {
+      await fh.datasync();
+      synced++;
+    }
   }
-  await fh.datasync();
   const secs = (performance.now() - t0) / 1000;
   await fh.close();
   await rm(path);

@@ -30,6 +30,8 @@ export class CommitLogFlusher {
   flushedOffset: number;
   /** Store time of the last durable record (checkpoint `physicMsgTimestamp`). */
   flushedStoreTimestamp = 0;
+  /** Write calls (one writev per segment per round), bytes they carried, and fdatasyncs issued. */
+  readonly counters = { writes: 0, writtenBytes: 0, syncs: 0 };
   /** The last write or sync error, cleared by the next success; the store refuses puts meanwhile. */
   lastError: Error | undefined;
   private readonly waiters: Waiter[] = [];
@@ -163,6 +165,8 @@ export class CommitLogFlusher {
     }
     for (const [seg, g] of bySeg) {
       await seg.write(g.bufs, g.pos);
+      this.counters.writes++;
+      for (const b of g.bufs) this.counters.writtenBytes += b.length;
       for (const [chunk, upTo] of g.marks) chunk!.written = upTo;
       this.dirty.add(seg);
     }
@@ -179,7 +183,10 @@ export class CommitLogFlusher {
     const segs = [...this.dirty];
     this.dirty.clear();
     try {
-      for (const s of segs) await s.datasync();
+      for (const s of segs) {
+        await s.datasync();
+        this.counters.syncs++;
+      }
     } catch (err) {
       for (const s of segs) this.dirty.add(s);
       throw err;
