@@ -262,10 +262,6 @@ describe("namesrv runs", () => {
 describe("roles not in this build", () => {
   const cases: ReadonlyArray<readonly [string[], string]> = [
     [["gateway"], "rocketbun: the Gateway role is not available in this build"],
-    [
-      ["admin", "topicList", "-n", "127.0.0.1:9876"],
-      "rocketbun: 'admin topicList' is not available in this build (the native admin client is not wired yet)",
-    ],
   ];
   for (const [args, message] of cases) {
     test(`${args.join(" ")} exits 1 saying so`, async () => {

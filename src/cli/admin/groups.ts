@@ -15,7 +15,7 @@ import {
   required,
   timestampOpt,
 } from "./context.ts";
-import { humanTime, keyValues, table, versionDesc } from "./format.ts";
+import { humanTime, table, versionDesc } from "./format.ts";
 import {
   consumeStats,
   deleteSubscriptionGroupAt,
@@ -249,11 +249,9 @@ const consumerConnection: AdminVerb = {
           cc.subscriptions.map((s) => [s.topic, s.subString]),
         ),
         "",
-        keyValues([
-          ["ConsumeType", cc.consumeType],
-          ["MessageModel", cc.messageModel],
-          ["ConsumeFromWhere", cc.consumeFromWhere],
-        ]),
+        `ConsumeType: ${cc.consumeType ?? ""}`,
+        `MessageModel: ${cc.messageModel ?? ""}`,
+        `ConsumeFromWhere: ${cc.consumeFromWhere ?? ""}`,
       ].join("\n"),
     );
   },
