@@ -281,6 +281,32 @@ describe("admin: messages", () => {
   });
 });
 
+describe("admin: progress", () => {
+  // `script` gives the child a terminal for stderr; the bar is drawn only there.
+  test.skipIf(Bun.which("script") === null)(
+    "sendMessage --count draws a progress bar on a terminal",
+    async () => {
+      await createTopic("AdmBar", 2);
+      const command = [process.execPath, "src/cli/main.ts", "admin", "sendMessage", "-n", rb.namesrvAddr]
+        .concat(["-t", "AdmBar", "-p", "x", "--count", "300", ">/dev/null"])
+        .join(" ");
+      const proc = Bun.spawn(["script", "-qc", command, "/dev/null"], {
+        cwd: `${import.meta.dir}/../../..`,
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH ?? "", ROCKETBUN_LOG_LEVEL: "silent" },
+      });
+      const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+      expect(code).toBe(0);
+      const frames = out
+        .split("\r")
+        .map((f) => f.trim())
+        .filter((f) => f !== "");
+      expect(frames.at(-1)).toMatch(/^\[#{30}\] 300\/300 msgs 100% \d+\/s$/);
+    },
+  );
+});
+
 describe("admin: groups", () => {
   test("updateSubGroup, consumerProgress, resetOffsetByTime and deleteSubGroup on one group", async () => {
     await createTopic("AdmGrp", 2);
