@@ -1,18 +1,31 @@
 /**
  * Writes appended CommitLog bytes to their files and makes them durable (spec §5.3).
  * One serial loop: write every pending chunk (one writev per segment), then fdatasync when the
- * policy says so. SYNC_FLUSH waiters are completed in offset order after each sync, so all puts
- * that arrive during one fsync share the next one (group commit).
+ * policy says so. SYNC_FLUSH puts wait on a shared group: every put appended before a round
+ * starts writing joins that round's group and is completed by its fdatasync (group commit).
  */
 import type { Logger } from "../../src/log.ts";
 import type { CommitLog } from "./commitlog.ts";
 import type { Segment } from "./segment.ts";
 import type { FlushDiskType } from "./store-options.ts";
 
-interface Waiter {
-  readonly offset: number;
-  readonly deadline: number;
+/** The puts one write round will make durable; all share one promise. */
+interface FlushGroup {
+  /** Largest end offset of a member; the group completes once `flushedOffset` reaches it. */
+  target: number;
+  /** The latest member's deadline: no member is timed out before its own deadline. */
+  deadline: number;
+  members: number;
+  readonly promise: Promise<boolean>;
   readonly resolve: (durable: boolean) => void;
+}
+
+const DURABLE = Promise.resolve(true);
+const NOT_DURABLE = Promise.resolve(false);
+
+/** Resolves after the event loop has run one macrotask turn (I/O completions included). */
+function nextTurn(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
 }
 
 export interface FlusherOptions {
@@ -34,7 +47,13 @@ export class CommitLogFlusher {
   readonly counters = { writes: 0, writtenBytes: 0, syncs: 0 };
   /** The last write or sync error, cleared by the next success; the store refuses puts meanwhile. */
   lastError: Error | undefined;
-  private readonly waiters: Waiter[] = [];
+  /** Groups in offset order; the last may still be open (taking members). */
+  private readonly groups: FlushGroup[] = [];
+  /** The group new SYNC_FLUSH puts join; closed when a write round takes its bytes. */
+  private open: FlushGroup | undefined;
+  private waiters = 0;
+  /** Set while puts should let the event loop turn before appending more (see `yieldTurn`). */
+  gate: Promise<void> | undefined;
   private running: Promise<void> | undefined;
   /** Set and cleared synchronously by the loop itself, so no wake-up falls between two turns. */
   private active = false;
@@ -57,7 +76,7 @@ export class CommitLogFlusher {
   }
 
   get waiterCount(): number {
-    return this.waiters.length;
+    return this.waiters;
   }
 
   start(): void {
@@ -83,14 +102,41 @@ export class CommitLogFlusher {
     this.kick();
   }
 
-  /** True once bytes up to `offset` are durable; false if `syncFlushTimeout` passes first. */
+  /**
+   * True once bytes up to `offset` are durable; false if `syncFlushTimeout` passes first.
+   * `offset` must already be appended: the put joins the group of the next write round.
+   */
   waitFlushed(offset: number): Promise<boolean> {
-    if (offset <= this.flushedOffset) return Promise.resolve(true);
-    if (this.waiters.length >= this.opts.syncFlushWaitersMax) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      this.waiters.push({ offset, deadline: this.now() + this.opts.syncFlushTimeout, resolve });
-      if (this.waiters.length === 1) this.armTimeout();
-      this.kick();
+    if (offset <= this.flushedOffset) return DURABLE;
+    if (this.waiters >= this.opts.syncFlushWaitersMax) return NOT_DURABLE;
+    let g = this.open;
+    const first = this.groups.length === 0;
+    if (!g) {
+      let resolve!: (durable: boolean) => void;
+      const promise = new Promise<boolean>((r) => {
+        resolve = r;
+      });
+      g = { target: 0, deadline: 0, members: 0, promise, resolve };
+      this.open = g;
+      this.groups.push(g);
+    }
+    g.target = Math.max(g.target, offset);
+    g.deadline = this.now() + this.opts.syncFlushTimeout;
+    g.members++;
+    this.waiters++;
+    if (first) this.armTimeout();
+    this.kick();
+    return g.promise;
+  }
+
+  /**
+   * Makes puts wait for one event-loop turn. Puts that never await I/O (ASYNC_FLUSH, callers
+   * in one burst) run as an unbroken chain of microtasks, in which the loop's writes never
+   * complete; the store calls this each time it starts a new chunk, so writing overlaps appending.
+   */
+  yieldTurn(): void {
+    this.gate ??= nextTurn().then(() => {
+      this.gate = undefined;
     });
   }
 
@@ -115,7 +161,9 @@ export class CommitLogFlusher {
     clearInterval(this.interval);
     clearTimeout(this.timeoutTimer);
     clearTimeout(this.retryTimer);
-    for (const w of this.waiters.splice(0)) w.resolve(false);
+    this.open = undefined;
+    this.waiters = 0;
+    for (const g of this.groups.splice(0)) g.resolve(false);
   }
 
   /** Clears `active` in the same turn as it decides to stop, so a kick is never lost. */
@@ -123,6 +171,10 @@ export class CommitLogFlusher {
     for (;;) {
       this.again = false;
       try {
+        // Puts completed by the previous sync (and the rest of a burst of appends) add their
+        // records during this turn, so they share one write and fdatasync instead of trickling.
+        if (this.opts.flushDiskType === "SYNC_FLUSH" || this.groups.length > 0) await nextTurn();
+        this.open = undefined;
         await this.writePending();
         const sync = this.opts.flushDiskType === "SYNC_FLUSH" || this.syncRequested;
         if (sync && this.flushedOffset < this.cl.writtenOffset) await this.sync();
@@ -193,25 +245,33 @@ export class CommitLogFlusher {
     }
     this.flushedOffset = target;
     this.flushedStoreTimestamp = ts;
+    this.completeGroups((g) => g.target <= target, true);
+  }
+
+  /** Completes the leading groups that satisfy `done`, in order. */
+  private completeGroups(done: (g: FlushGroup) => boolean, durable: boolean): void {
     let n = 0;
-    while (n < this.waiters.length && this.waiters[n]!.offset <= target) this.waiters[n++]!.resolve(true);
+    while (n < this.groups.length && done(this.groups[n]!)) {
+      const g = this.groups[n++]!;
+      if (g === this.open) this.open = undefined;
+      this.waiters -= g.members;
+      g.resolve(durable);
+    }
     if (n > 0) {
-      this.waiters.splice(0, n);
+      this.groups.splice(0, n);
       this.armTimeout();
     }
   }
 
-  /** One timer for the oldest waiter; waiters are in offset order, hence in deadline order. */
+  /** One timer for the oldest group; groups are in offset order, hence in deadline order. */
   private armTimeout(): void {
     clearTimeout(this.timeoutTimer);
-    const front = this.waiters[0];
+    const front = this.groups[0];
     if (!front) return;
     this.timeoutTimer = setTimeout(
       () => {
         const now = this.now();
-        let n = 0;
-        while (n < this.waiters.length && this.waiters[n]!.deadline <= now) this.waiters[n++]!.resolve(false);
-        this.waiters.splice(0, n);
+        this.completeGroups((g) => g.deadline <= now, false);
         this.armTimeout();
       },
       Math.max(0, front.deadline - this.now()),

@@ -39,6 +39,8 @@ export class CommitLog {
   /** Store time of the last appended record; store times never go backwards. */
   lastStoreTimestamp = 0;
   readonly chunks: Chunk[] = [];
+  /** Chunks started so far; the store lets the event loop turn when this moves (see the flusher). */
+  chunksStarted = 0;
 
   constructor(
     dir: string,
@@ -110,6 +112,7 @@ export class CommitLog {
     ) {
       return last;
     }
+    this.chunksStarted++;
     const buf = new Uint8Array(Math.max(CHUNK_BYTES, need));
     const c: Chunk = { start: this.maxOffset, seg, buf, dv: new DataView(buf.buffer), used: 0, written: 0 };
     this.chunks.push(c);

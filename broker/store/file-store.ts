@@ -62,6 +62,7 @@ export class FileMessageStore implements MessageStore {
   private running = false;
   private logicsFlushing: Promise<void> | undefined;
   private readonly stats = new StoreStats();
+  private chunksSeen = 0;
 
   constructor(
     options: Partial<StoreOptions> & Pick<StoreOptions, "storePathRootDir">,
@@ -168,6 +169,7 @@ export class FileMessageStore implements MessageStore {
   }
 
   private async put(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
+    if (this.flusher.gate) await this.flusher.gate;
     const refused = this.unavailable();
     if (refused) return this.fail(refused);
     const preps: PreparedRecord[] = [];
@@ -200,6 +202,10 @@ export class FileMessageStore implements MessageStore {
     this.stats.putBytes += wrote;
     this.scheduleReput();
     this.flusher.kick();
+    if (this.cl.chunksStarted !== this.chunksSeen) {
+      this.chunksSeen = this.cl.chunksStarted;
+      this.flusher.yieldTurn();
+    }
     const result = {
       msgId: ids.join(","),
       wroteOffset: phy,
