@@ -68,5 +68,5 @@ test("the permit of a timed-out request is returned", async () => {
     "in flight",
   );
   await server.stop();
-  expect((await again.catch((e: Error) => e)).name).toBe("ConnectionClosedError");
+  expect(await again.catch((e: Error) => e.name)).toBe("ConnectionClosedError");
 });
