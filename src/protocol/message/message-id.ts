@@ -3,12 +3,31 @@
  * client unique id carried in `UNIQ_KEY` (§3.2). Both are upper-case hex.
  */
 import { formatHostAddress, type HostAddress } from "./host-address.ts";
-import { writeI64 } from "./record-layout.ts";
+
+/** Upper-case hex of each byte value. */
+const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) =>
+  i.toString(16).toUpperCase().padStart(2, "0"),
+);
 
 /** Upper-case hex of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex").toUpperCase();
+  let s = "";
+  for (let i = 0; i < bytes.length; i++) s += HEX_BYTE[bytes[i]!]!;
+  return s;
 }
+
+/** 8 upper-case hex digits of a 32-bit value (its two's complement if negative). */
+function hex32(n: number): string {
+  return (
+    HEX_BYTE[(n >>> 24) & 0xff]! +
+    HEX_BYTE[(n >>> 16) & 0xff]! +
+    HEX_BYTE[(n >>> 8) & 0xff]! +
+    HEX_BYTE[n & 0xff]!
+  );
+}
+
+/** `ip · port` of a store host in hex, per host object (hosts are few and long-lived). */
+const hostHex = new WeakMap<HostAddress, string>();
 
 export function fromHex(hex: string): Uint8Array {
   if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new Error(`invalid hex: ${hex}`);
@@ -21,13 +40,14 @@ export function fromHex(hex: string): Uint8Array {
  * Offset message id (spec §3.1): `ip(4|16) · port(i32) · physicalOffset(i64)`, 32 or 56 hex chars.
  */
 export function encodeOffsetMessageId(storeHost: HostAddress, physicalOffset: number): string {
-  const n = storeHost.ip.length;
-  const buf = new Uint8Array(n + 12);
-  const dv = new DataView(buf.buffer);
-  buf.set(storeHost.ip, 0);
-  dv.setInt32(n, storeHost.port);
-  writeI64(dv, n + 4, physicalOffset);
-  return toHex(buf);
+  let prefix = hostHex.get(storeHost);
+  if (prefix === undefined) {
+    prefix = toHex(storeHost.ip) + hex32(storeHost.port);
+    hostHex.set(storeHost, prefix);
+  }
+  // The i64 as two 32-bit halves; Math.floor keeps the sign in the high half (|n| < 2^53).
+  const hi = Math.floor(physicalOffset / 0x1_0000_0000);
+  return prefix + hex32(hi) + hex32(physicalOffset - hi * 0x1_0000_0000);
 }
 
 export interface DecodedOffsetMessageId {

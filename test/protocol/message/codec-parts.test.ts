@@ -76,6 +76,9 @@ describe("message ids and host addresses", () => {
   test("offset id of 192.168.0.1:10911 at offset 0 is the spec §3.1 example and decodes back", () => {
     const id = encodeOffsetMessageId(hostAddress("192.168.0.1", 10911), 0);
     expect(id).toBe("C0A8000100002A9F0000000000000000");
+    expect(encodeOffsetMessageId(hostAddress("10.0.0.2", 10911), 0x12_3456_789a)).toBe(
+      "0A00000200002A9F000000123456789A",
+    );
     expect(
       decodeOffsetMessageId(encodeOffsetMessageId(parseHostAddress("10.0.0.2:10911"), 2 ** 40 + 5)),
     ).toEqual({
