@@ -159,6 +159,7 @@ export class ClientInstance {
     const data = this.heartbeatData();
     if (data.producerDataSet.length === 0 && data.consumerDataSet.length === 0) return;
     const addrs = this.routes.allAddrs(data.consumerDataSet.length === 0);
+    this.log.debug({ addrs, consumers: data.consumerDataSet.length }, "heartbeat");
     await Promise.all(
       addrs.map((addr) =>
         this.broker.heartbeat(addr, data).catch((err: unknown) => {

@@ -67,6 +67,7 @@ export interface PushConsumerOptions extends Partial<ClientOptions> {
 }
 
 export class PushConsumer implements ConsumerMember {
+  private heartbeatSent = false;
   readonly group: string;
   readonly messageModel: MessageModel;
   readonly offsets: OffsetStore;
@@ -129,7 +130,9 @@ export class PushConsumer implements ConsumerMember {
   }
 
   rebalanceSoon(): void {
-    if (this.stopped) return;
+    // Before start() has sent the first heartbeat the broker does not know this consumer yet, and a
+    // rebalance would only find an empty group (route refreshes during start() call this).
+    if (this.stopped || !this.heartbeatSent) return;
     void this.rebalancer.trigger();
   }
 
@@ -154,6 +157,7 @@ export class PushConsumer implements ConsumerMember {
     this.client.start();
     await Promise.all([...this.subs.keys()].map((t) => this.client.refreshRoute(t).catch(() => null)));
     await this.client.heartbeatAll();
+    this.heartbeatSent = true;
     this.every(this.o.rebalanceIntervalMs ?? DEFAULT_REBALANCE_INTERVAL_MS, () => this.rebalancer.trigger());
     this.every(this.o.persistConsumerOffsetIntervalMs ?? DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS, () =>
       this.offsets.persistAll(this.rebalancer.owned(), true),
