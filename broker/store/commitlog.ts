@@ -145,12 +145,6 @@ export class CommitLog {
     return c ? c.buf.subarray(offset - c.start, offset - c.start + len) : undefined;
   }
 
-  /** The in-memory bytes from `offset` to the end of its chunk, for the dispatcher. */
-  bufferedFrom(offset: number): Uint8Array | undefined {
-    const c = this.chunkHolding(offset, 1);
-    return c ? c.buf.subarray(offset - c.start, c.used) : undefined;
-  }
-
   /**
    * Bytes [offset, offset+len), from memory or disk; undefined if the range is not entirely
    * inside one segment between min and max offset.

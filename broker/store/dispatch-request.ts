@@ -1,6 +1,7 @@
 /**
- * What dispatch needs from one stored record (RocketMQ's DispatchRequest), parsed without
- * copying the body. Live dispatch and recovery both build it here (spec §6.3).
+ * What dispatch needs from one stored record (RocketMQ's DispatchRequest). Recovery parses it
+ * from the record bytes; the live put path builds it from the message it just wrote. Both go
+ * through `dispatchRequestOf`, so tags code, keys and delay rules are written once (spec §6.3).
  */
 import {
   decodeProperties,
@@ -23,7 +24,7 @@ export interface DispatchRequest {
   readonly uniqKey: string | undefined;
   readonly sysFlag: number;
   readonly preparedTransactionOffset: number;
-  readonly properties: Map<string, string>;
+  readonly properties: ReadonlyMap<string, string>;
 }
 
 /** Topic whose ConsumeQueue tags slot holds the delivery time (spec §9.5). */
@@ -52,25 +53,59 @@ export function parseDispatchRequest(
   const propsBytes = dv.getInt16(propsPos);
   const topic = utf8.decode(src.subarray(topicPos, topicPos + topicBytes));
   const properties = decodeProperties(utf8.decode(src.subarray(propsPos + 2, propsPos + 2 + propsBytes)));
-  const storeTimestamp = readI64(dv, pos + head.storeTimestamp);
-  let tagsCode = tagsCodeOf(properties.get(MessageConst.TAGS));
-  const delay = properties.get(MessageConst.DELAY);
-  if (topic === SCHEDULE_TOPIC && delay !== undefined) {
-    const level = Number(delay);
-    tagsCode = storeTimestamp + (delayLevelsMs[level - 1] ?? 1000);
+  return dispatchRequestOf(
+    topic,
+    dv.getInt32(pos + RECORD.queueId[0]),
+    readI64(dv, pos + RECORD.physicalOffset[0]),
+    dv.getInt32(pos + RECORD.totalSize[0]),
+    readI64(dv, pos + head.storeTimestamp),
+    readI64(dv, pos + RECORD.queueOffset[0]),
+    sysFlag,
+    readI64(dv, pos + head.preparedTransactionOffset),
+    properties,
+    delayLevelsMs,
+  );
+}
+
+/** A property as a decoded record would have it: an empty value is no value (spec §2.1). */
+function prop(properties: ReadonlyMap<string, string>, key: string): string | undefined {
+  const v = properties.get(key);
+  return v === "" ? undefined : v;
+}
+
+/**
+ * The request for one record from its fields and properties. `properties` must be what the
+ * record's properties string decodes to (the put path passes the map it encoded).
+ */
+export function dispatchRequestOf(
+  topic: string,
+  queueId: number,
+  commitLogOffset: number,
+  msgSize: number,
+  storeTimestamp: number,
+  consumeQueueOffset: number,
+  sysFlag: number,
+  preparedTransactionOffset: number,
+  properties: ReadonlyMap<string, string>,
+  delayLevelsMs: readonly number[],
+): DispatchRequest {
+  let tagsCode = tagsCodeOf(prop(properties, MessageConst.TAGS));
+  if (topic === SCHEDULE_TOPIC) {
+    const delay = prop(properties, MessageConst.DELAY);
+    if (delay !== undefined) tagsCode = storeTimestamp + (delayLevelsMs[Number(delay) - 1] ?? 1000);
   }
   return {
     topic,
-    queueId: dv.getInt32(pos + RECORD.queueId[0]),
-    commitLogOffset: readI64(dv, pos + RECORD.physicalOffset[0]),
-    msgSize: dv.getInt32(pos + RECORD.totalSize[0]),
+    queueId,
+    commitLogOffset,
+    msgSize,
     tagsCode,
     storeTimestamp,
-    consumeQueueOffset: readI64(dv, pos + RECORD.queueOffset[0]),
-    keys: properties.get(MessageConst.KEYS),
-    uniqKey: properties.get(MessageConst.UNIQ_KEY),
+    consumeQueueOffset,
+    keys: prop(properties, MessageConst.KEYS),
+    uniqKey: prop(properties, MessageConst.UNIQ_KEY),
     sysFlag,
-    preparedTransactionOffset: readI64(dv, pos + head.preparedTransactionOffset),
+    preparedTransactionOffset,
     properties,
   };
 }

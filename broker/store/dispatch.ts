@@ -3,10 +3,10 @@
  * entries and an arrival notification. The live reput cursor and recovery both call
  * `Dispatcher.dispatch`: one code path.
  */
-import { isConsumeQueueDispatched, MagicCode } from "../../src/protocol/message/index.ts";
+import { isConsumeQueueDispatched } from "../../src/protocol/message/index.ts";
 import type { CommitLog } from "./commitlog.ts";
 import type { ConsumeQueueStore } from "./consume-queue-store.ts";
-import { type DispatchRequest, parseDispatchRequest } from "./dispatch-request.ts";
+import type { DispatchRequest } from "./dispatch-request.ts";
 import type { IndexService } from "./index-service.ts";
 
 /**
@@ -19,13 +19,15 @@ export type MessageArrivedListener = (
   logicOffset: number,
   tagsCode: number,
   storeTimestamp: number,
-  properties: Map<string, string>,
+  properties: ReadonlyMap<string, string>,
 ) => void;
 
 export class Dispatcher {
   readonly listeners = new Set<MessageArrivedListener>();
   /** Store time of the last record dispatched to a ConsumeQueue (checkpoint `logicsMsgTimestamp`). */
   logicsMsgTimestamp = 0;
+  /** Requests of appended records not dispatched yet, in CommitLog order. */
+  private readonly queued: DispatchRequest[] = [];
 
   constructor(
     private readonly cqs: ConsumeQueueStore,
@@ -60,28 +62,25 @@ export class Dispatcher {
   }
 
   /**
-   * The live reput cursor: dispatches every appended record from `cl.dispatchedOffset` to the
-   * CommitLog's max offset, straight from the in-memory chunks. Synchronous.
+   * Queues the request of a record just appended; the put path builds it from the message it
+   * wrote, so live dispatch never decodes the record again. Runs on the append path only.
+   */
+  enqueue(req: DispatchRequest): void {
+    this.queued.push(req);
+  }
+
+  /**
+   * The live reput cursor: dispatches every queued record, in CommitLog order, and moves
+   * `cl.dispatchedOffset` past each. Synchronous.
    */
   reput(cl: CommitLog): void {
-    while (cl.dispatchedOffset < cl.maxOffset) {
-      const bytes = cl.bufferedFrom(cl.dispatchedOffset);
-      if (!bytes) throw new Error(`reput: offset ${cl.dispatchedOffset} is not buffered`);
-      const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      let pos = 0;
-      while (pos + 8 <= bytes.length) {
-        const size = dv.getInt32(pos);
-        if (dv.getInt32(pos + 4) === MagicCode.BLANK) {
-          // The rest of this segment is filler: continue at the next segment (spec §6.3 step 4).
-          const seg = cl.segments.find(cl.dispatchedOffset);
-          cl.dispatchedOffset = seg ? seg.end : cl.dispatchedOffset + size;
-          break;
-        }
-        this.dispatch(parseDispatchRequest(bytes, pos, this.delayLevelsMs), true);
-        pos += size;
-        cl.dispatchedOffset += size;
-      }
+    const q = this.queued;
+    for (let i = 0; i < q.length; i++) {
+      const req = q[i]!;
+      this.dispatch(req, true);
+      cl.dispatchedOffset = req.commitLogOffset + req.msgSize;
     }
+    q.length = 0;
     cl.releaseChunks();
   }
 }

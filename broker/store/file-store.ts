@@ -16,6 +16,7 @@ import { CommitLog } from "./commitlog.ts";
 import { CommitLogFlusher } from "./commitlog-flush.ts";
 import { ConsumeQueueStore } from "./consume-queue-store.ts";
 import { Dispatcher, type MessageArrivedListener } from "./dispatch.ts";
+import { dispatchRequestOf } from "./dispatch-request.ts";
 import { IndexService } from "./index-service.ts";
 import type {
   GetMessageResult,
@@ -193,10 +194,28 @@ export class FileMessageStore implements MessageStore {
     if (phy === undefined) return this.fail(PutMessageStatus.MESSAGE_ILLEGAL);
     if (dispatched) this.queueOffsets.set(key, queueOffset + msgs.length);
     let wrote = 0;
-    const ids: string[] = [];
-    for (const p of preps) {
-      ids.push(encodeOffsetMessageId(p.input.storeHost, phy + wrote));
-      wrote += p.layout.totalSize;
+    let msgId = "";
+    for (let i = 0; i < preps.length; i++) {
+      const p = preps[i]!;
+      const m = msgs[i]!;
+      const size = p.layout.totalSize;
+      this.dispatcher.enqueue(
+        dispatchRequestOf(
+          m.topic,
+          m.queueId,
+          phy + wrote,
+          size,
+          storeTimestamp,
+          dispatched ? queueOffset + i : 0,
+          p.sysFlag,
+          m.preparedTransactionOffset,
+          m.properties,
+          this.dispatcher.delayLevelsMs,
+        ),
+      );
+      const id = encodeOffsetMessageId(m.storeHost, phy + wrote);
+      msgId = i === 0 ? id : `${msgId},${id}`;
+      wrote += size;
     }
     this.stats.puts += msgs.length;
     this.stats.putBytes += wrote;
@@ -207,7 +226,7 @@ export class FileMessageStore implements MessageStore {
       this.flusher.yieldTurn();
     }
     const result = {
-      msgId: ids.join(","),
+      msgId,
       wroteOffset: phy,
       wroteBytes: wrote,
       queueOffset,
