@@ -23,15 +23,20 @@ export class Segment {
     readonly size: number,
     readonly path: string,
     create: boolean,
+    after?: Promise<void>,
   ) {
-    this.ready = create ? this.createFile() : this.openFile();
+    this.ready = create ? this.createFile(after) : this.openFile();
     // A failed creation surfaces on the first write or read; never as an unhandled rejection.
     this.ready.catch(() => {});
   }
 
-  /** Starts creating `<dir>/<20-digit start>`; the returned segment is usable at once. */
-  static create(dir: string, start: number, size: number): Segment {
-    return new Segment(start, size, join(dir, offsetToFileName(start)), true);
+  /**
+   * Starts creating `<dir>/<20-digit start>`; the returned segment is usable at once. With
+   * `after` (the previous segment's creation), the file is created only once that settles, so
+   * a crash never leaves a short file before a later one: only the last file may be short.
+   */
+  static create(dir: string, start: number, size: number, after?: Promise<void>): Segment {
+    return new Segment(start, size, join(dir, offsetToFileName(start)), true, after);
   }
 
   static open(dir: string, start: number, size: number): Segment {
@@ -42,7 +47,8 @@ export class Segment {
     return this.start + this.size;
   }
 
-  private async createFile(): Promise<void> {
+  private async createFile(after: Promise<void> | undefined): Promise<void> {
+    await after?.catch(() => {});
     await mkdir(dirname(this.path), { recursive: true });
     const fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
     this.handle = fh;
