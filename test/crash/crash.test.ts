@@ -137,7 +137,10 @@ describe("crash safety under SIGKILL", () => {
       // What is lost is a tail: nothing acknowledged before a surviving message is missing.
       const maxKept = Math.max(-1, ...acks.filter((a) => !lost.includes(a)).map((a) => a.phy));
       expect(lost.filter((a) => a.phy < maxKept)).toEqual([]);
-      expect(lost.length).toBeLessThan(500);
+      // Unwritten data is bounded by the store's write chunk: a put that starts a new chunk yields a
+      // turn so the previous one is written first. A count bound would depend on how fast acks flow.
+      const lostBytes = lost.reduce((sum, a) => sum + a.size, 0);
+      expect(lostBytes).toBeLessThanOrEqual(2 * 1024 * 1024);
     }
   });
 });
