@@ -33,7 +33,17 @@ export interface FlusherOptions {
   readonly flushIntervalCommitLog: number;
   readonly syncFlushTimeout: number;
   readonly syncFlushWaitersMax: number;
+  /**
+   * ASYNC_FLUSH: how long appended bytes may wait before they are written (not synced). Writing
+   * after every put costs a thread-pool write per message at low rates; a short delay batches them.
+   * It bounds what a killed process loses, as Java's commitIntervalCommitLog does for its
+   * transient store pool.
+   */
+  readonly asyncWriteDelayMs: number;
 }
+
+/** Pending bytes that are written at once, whatever the delay. */
+const WRITE_NOW_BYTES = 256 * 1024;
 
 /** Delay before retrying after a failed write or sync. */
 const RETRY_AFTER_ERROR_MS = 1000;
@@ -174,6 +184,13 @@ export class CommitLogFlusher {
         // Puts completed by the previous sync (and the rest of a burst of appends) add their
         // records during this turn, so they share one write and fdatasync instead of trickling.
         if (this.opts.flushDiskType === "SYNC_FLUSH" || this.groups.length > 0) await nextTurn();
+        else if (
+          !this.syncRequested &&
+          this.opts.asyncWriteDelayMs > 0 &&
+          this.cl.bufferedBytes < WRITE_NOW_BYTES
+        ) {
+          await new Promise((r) => setTimeout(r, this.opts.asyncWriteDelayMs));
+        }
         this.open = undefined;
         await this.writePending();
         const sync = this.opts.flushDiskType === "SYNC_FLUSH" || this.syncRequested;

@@ -54,6 +54,8 @@ export interface StoreOptions {
   readonly writeBufferBytesMax: number;
   /** Puts waiting for a SYNC_FLUSH at most; more answer OS_PAGE_CACHE_BUSY. */
   readonly syncFlushWaitersMax: number;
+  /** ASYNC_FLUSH: ms appended bytes may wait before they are written (see CommitLogFlusher). */
+  readonly asyncWriteDelayMs: number;
   /** Largest single CommitLog read a pull issues, in bytes. */
   readonly readSpanBytesMax: number;
 }
@@ -85,6 +87,7 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   maxFilterMessageSize: 16_000,
   writeBufferBytesMax: 256 * 1024 * 1024,
   syncFlushWaitersMax: 100_000,
+  asyncWriteDelayMs: 5,
   readSpanBytesMax: 4 * 1024 * 1024,
 };
 
