@@ -305,7 +305,7 @@ await c.shutdown();
 await srv.stop();
 
 // ---- SYNC_FLUSH broker, 64 concurrent senders ----
-const srvSync = await startServer({ flushDiskType: "SYNC_FLUSH" });
+const srvSync = await startServer({ brokerConf: { flushDiskType: "SYNC_FLUSH" } });
 const cs = new RemotingClient({ name: "bench-sync", log });
 await createTopic(cs, srvSync.brokerAddr, "BenchSync");
 let qs = 0;

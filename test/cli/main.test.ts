@@ -8,6 +8,7 @@ import { detectHost } from "../../src/config/host.ts";
 import { loadRoleConfig } from "../../src/config/load.ts";
 import { formatConfig } from "../../src/config/print.ts";
 import type { RoleName } from "../../src/config/role-config.ts";
+import { freePort } from "../support/rocketbun-child.ts";
 
 const repoRoot = join(import.meta.dir, "..", "..");
 let dir = "";
@@ -226,14 +227,6 @@ describe("config errors exit 1 with the file, key and problem", () => {
     });
   });
 });
-
-/** A loopback port nobody listens on right now. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
 
 describe("namesrv runs", () => {
   test("prints RocketMQ's boot line with its address, serves, and exits 0 on SIGTERM", async () => {

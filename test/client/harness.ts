@@ -34,20 +34,4 @@ export async function startCluster(
   };
 }
 
-/**
- * Resolves once `check` returns a truthy value, re-checking after every macrotask turn; rejects
- * with `what` after `limitMs` so a broken invariant fails the test instead of hanging it.
- */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  limitMs = 20_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
+export { waitFor } from "../support/rocketbun-child.ts";

@@ -6,6 +6,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import {
+  freePort,
+  type StartedRocketbun,
+  startRocketbun,
+  waitFor,
+  waitForLine,
+} from "../support/rocketbun-child.ts";
+
+export { freePort, startRocketbun, waitFor, waitForLine };
+
 import { type Broker, createBroker } from "../../broker/index.ts";
 import { loadRoleConfig } from "../../src/config/load.ts";
 import { PullSysFlag } from "../../src/protocol/headers/pull.ts";
@@ -65,26 +75,6 @@ export async function brokerConfig(dir: string, port: number, overrides: Record<
   return loaded.config;
 }
 
-/** A free loopback port whose VIP neighbour (port - 2) is free too. */
-export function freePort(): number {
-  for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 30000);
-    try {
-      const a = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
-      try {
-        const b = Bun.listen({ hostname: "127.0.0.1", port: port - 2, socket: { data() {} } });
-        b.stop(true);
-        return port;
-      } finally {
-        a.stop(true);
-      }
-    } catch {
-      // taken: try another
-    }
-  }
-}
-
-/** A broker on a free port pair (main and VIP), so a restart can bind the same ports again. */
 export async function startBroker(overrides: Record<string, string> = {}): Promise<BrokerHarness> {
   const dir = await mkdtemp(join(tmpdir(), "rocketbun-broker-it-"));
   const port = freePort();
@@ -258,24 +248,6 @@ export async function createTopic(c: RemotingClient, addr: string, topic: string
   if (reply.code !== 0) throw new Error(`create topic ${topic}: ${reply.code} ${reply.remark}`);
 }
 
-/**
- * Resolves once `check` returns a truthy value, re-checking after every macrotask turn; rejects
- * with `what` after `limitMs` so a broken invariant fails the test instead of hanging it.
- */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  limitMs = 20_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 export function json(body: Uint8Array | null): unknown {
   return JSON.parse(new TextDecoder().decode(body ?? new Uint8Array()));
 }
@@ -323,92 +295,7 @@ export function queueKeyed(body: Uint8Array | null): Record<string, unknown> {
   return JSON.parse(text);
 }
 
-const root = join(import.meta.dir, "..", "..");
-
-export interface StartedCli extends AsyncDisposable {
-  namesrvAddr: string;
-  brokerAddr: string;
-  home: string;
-  /** SIGTERM, wait for exit, start again on the same home and ports. */
-  restart(): Promise<void>;
-  /** The child's pid, for RSS readings. */
-  readonly pid: number;
-}
-
-/**
- * `rocketbun start` in a child process (the running Bun) on free loopback ports with a temp home;
- * resolves once the broker's boot line is printed (it registers with the NameServer before that).
- */
-export async function startRocketbun(): Promise<StartedCli> {
-  const home = await mkdtemp(join(tmpdir(), "rocketbun-start-it-"));
-  const [nsPort, brokerPort, gwPort] = [freePort(), freePort(), freePort()];
-  let child: ReturnType<typeof Bun.spawn> | null = null;
-  const spawn = async () => {
-    const proc = Bun.spawn(
-      [
-        process.execPath,
-        "src/cli/main.ts",
-        "start",
-        "--home",
-        home,
-        "--namesrv-port",
-        String(nsPort),
-        "--broker-port",
-        String(brokerPort),
-        "--gateway-port",
-        String(gwPort),
-      ],
-      {
-        cwd: root,
-        stdout: "pipe",
-        stderr: "ignore",
-        env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
-      },
-    );
-    child = proc;
-    await waitForLine(proc.stdout, /The broker\[.*boot success/);
-  };
-  await spawn();
-  return {
-    namesrvAddr: `127.0.0.1:${nsPort}`,
-    brokerAddr: `127.0.0.1:${brokerPort}`,
-    home,
-    get pid() {
-      return child!.pid;
-    },
-    async restart() {
-      child?.kill("SIGTERM");
-      await child?.exited;
-      await spawn();
-    },
-    async [Symbol.asyncDispose]() {
-      child?.kill("SIGTERM");
-      await child?.exited;
-      await rm(home, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Reads `stream` until a line matches, then keeps draining it in the background. */
-export async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the process exited before printing ${pattern}: ${text}`);
-    text += decoder.decode(value, { stream: true });
-    const line = text.split("\n").find((l) => pattern.test(l));
-    if (line) {
-      void (async () => {
-        while (!(await reader.read().catch(() => ({ done: true }))).done) {
-          // drain, so the child never blocks on a full pipe
-        }
-      })();
-      return line;
-    }
-  }
-}
+export type StartedCli = StartedRocketbun;
 
 /** Creates a topic on the broker and waits until the NameServer routes it. */
 export async function createRoutedTopic(cli: StartedCli, topic: string, queues: number): Promise<void> {

@@ -1,31 +1,9 @@
-/**
- * The admin suite's server: `rocketbun start` in a child process on free loopback ports with a temp
- * home, and a runner for `rocketbun admin <verb> -n <that NameServer> ...` as a subprocess.
- */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAdmin } from "../../../src/client/index.ts";
-import { waitFor } from "../../client/harness.ts";
 import { silent } from "../../client/silent.ts";
+import { startRocketbun, waitFor } from "../../support/rocketbun-child.ts";
 
 const repoRoot = join(import.meta.dir, "..", "..", "..");
-
-async function freePort(): Promise<number> {
-  for (;;) {
-    // The broker also listens on port - 2 (VIP), so both must be free.
-    const port = 20000 + Math.floor(Math.random() * 30000);
-    try {
-      const a = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
-      const b = Bun.listen({ hostname: "127.0.0.1", port: port - 2, socket: { data() {} } });
-      a.stop(true);
-      b.stop(true);
-      return port;
-    } catch {
-      // taken: try another
-    }
-  }
-}
 
 export interface CliResult {
   readonly code: number;
@@ -45,39 +23,22 @@ export interface AdminServer extends AsyncDisposable {
 }
 
 export async function startAdminServer(): Promise<AdminServer> {
-  const home = await mkdtemp(join(tmpdir(), "rocketbun-admin-"));
-  const [nsPort, brokerPort, gwPort] = [await freePort(), await freePort(), await freePort()];
-  const namesrvAddr = `127.0.0.1:${nsPort}`;
   // A fixed, minimal environment: no NAMESRV_ADDR, no log lines.
-  const env = { PATH: process.env.PATH ?? "", HOME: home, ROCKETBUN_LOG_LEVEL: "silent" };
-  const child = Bun.spawn(
-    [
-      process.execPath,
-      "src/cli/main.ts",
-      "start",
-      "--home",
-      home,
-      "--namesrv-port",
-      String(nsPort),
-      "--broker-port",
-      String(brokerPort),
-      "--gateway-port",
-      String(gwPort),
-    ],
-    { cwd: repoRoot, stdout: "ignore", stderr: "ignore", env },
-  );
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", ROCKETBUN_LOG_LEVEL: "silent" };
+  const server = await startRocketbun({ name: "rocketbun-admin", env });
+  env.HOME = server.home;
+  const { namesrvAddr } = server;
   const probe = await createAdmin({ namesrvAddr, log: silent, mqClientApiTimeoutMs: 500 });
   let broker: { cluster: string; brokerName: string; addr: string };
   try {
     broker = await waitFor("a broker registered", async () => {
-      if (child.exitCode !== null) throw new Error(`rocketbun start exited with ${child.exitCode}`);
       const info = await probe.clusterList().catch(() => null);
       const [b] = info?.brokerAddrTable.values() ?? [];
       const addr = b?.brokerAddrs.get(0);
       return b && addr ? { cluster: b.cluster, brokerName: b.brokerName, addr } : null;
     });
   } catch (err) {
-    child.kill("SIGTERM");
+    await server.stop();
     throw err;
   } finally {
     await probe.shutdown();
@@ -103,11 +64,7 @@ export async function startAdminServer(): Promise<AdminServer> {
     clusterName: broker.cluster,
     cli,
     admin: (verb, ...args) => cli("admin", verb, "-n", namesrvAddr, ...args),
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.exited;
-      await rm(home, { recursive: true, force: true });
-    },
+    [Symbol.asyncDispose]: () => server.stop(),
   };
 }
 

@@ -1,0 +1,140 @@
+/**
+ * `rocketbun start` in a child process on free loopback ports with a temp home, for integration
+ * tests and benchmarks; plus the small waiting helpers they share. Never sleeps blindly: the
+ * broker's boot line on stdout (printed after it registered with the NameServer) means "ready".
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const repoRoot = join(import.meta.dir, "..", "..");
+
+/** A free loopback port whose VIP neighbour (port − 2) is free too. */
+export function freePort(): number {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 30000);
+    let a: { stop(closeActive?: boolean): void } | undefined;
+    try {
+      a = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+      Bun.listen({ hostname: "127.0.0.1", port: port - 2, socket: { data() {} } }).stop(true);
+      return port;
+    } catch {
+      // taken: try another
+    } finally {
+      a?.stop(true);
+    }
+  }
+}
+
+/**
+ * Resolves once `check` returns a truthy value, re-checking after every macrotask turn; rejects
+ * with `what` after `limitMs` so a broken invariant fails the test instead of hanging it.
+ */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  limitMs = 20_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise<void>((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Reads `stream` until a line matches, then keeps draining it so the child never blocks on a full pipe. */
+export async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the process exited before printing ${pattern}: ${text}`);
+    text += decoder.decode(value, { stream: true });
+    const line = text.split("\n").find((l) => pattern.test(l));
+    if (line) {
+      void (async () => {
+        while (!(await reader.read().catch(() => ({ done: true }))).done) {
+          // discard
+        }
+      })();
+      return line;
+    }
+  }
+}
+
+export interface StartOptions {
+  /** Keys written to a broker.conf passed with -c (brokerIP1 is always 127.0.0.1). */
+  brokerConf?: Record<string, string>;
+  /** The child's whole environment; default: this process's, with ROCKETBUN_LOG_LEVEL=warn. */
+  env?: Record<string, string>;
+  /** Prefix of the temp home directory. */
+  name?: string;
+}
+
+export interface StartedRocketbun extends AsyncDisposable {
+  readonly namesrvAddr: string;
+  readonly brokerAddr: string;
+  readonly home: string;
+  /** The current child's pid. */
+  readonly pid: number;
+  /** SIGTERM, wait for the exit, start again on the same home and ports. */
+  restart(): Promise<void>;
+  /** Resident set size of the child in MiB (Linux /proc). */
+  rssMiB(): Promise<number>;
+  /** SIGTERM, wait, remove the home. */
+  stop(): Promise<void>;
+}
+
+export async function startRocketbun(options: StartOptions = {}): Promise<StartedRocketbun> {
+  const home = await mkdtemp(join(tmpdir(), `${options.name ?? "rocketbun-start"}-`));
+  const [nsPort, brokerPort, gwPort] = [freePort(), freePort(), freePort()];
+  const conf = join(home, "broker.conf");
+  const confText = Object.entries({ brokerIP1: "127.0.0.1", ...options.brokerConf })
+    .map(([k, v]) => `${k}=${v}\n`)
+    .join("");
+  await writeFile(conf, confText);
+  const env = options.env ?? { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" };
+  let child: ReturnType<typeof Bun.spawn<"ignore", "pipe", "ignore">> | null = null;
+  const spawn = async () => {
+    const args = ["start", "--home", home, "-c", conf, "--namesrv-port", String(nsPort)];
+    args.push("--broker-port", String(brokerPort), "--gateway-port", String(gwPort));
+    child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+      cwd: repoRoot,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "ignore",
+      env,
+    });
+    await waitForLine(child.stdout, /The broker\[.*boot success/);
+  };
+  const halt = async () => {
+    child?.kill("SIGTERM");
+    await child?.exited;
+  };
+  await spawn();
+  const stop = async () => {
+    await halt();
+    await rm(home, { recursive: true, force: true });
+  };
+  return {
+    namesrvAddr: `127.0.0.1:${nsPort}`,
+    brokerAddr: `127.0.0.1:${brokerPort}`,
+    home,
+    get pid() {
+      return child!.pid;
+    },
+    async restart() {
+      await halt();
+      await spawn();
+    },
+    async rssMiB() {
+      const status = await readFile(`/proc/${child!.pid}/status`, "utf8");
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
