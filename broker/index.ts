@@ -103,6 +103,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       .filter((a) => a !== "");
   const timers: ReturnType<typeof setInterval>[] = [];
   let brokerAddr = `${bc.brokerIP1}:${netty.listenPort}`;
+  let storeHost = parseHostAddress(brokerAddr);
   let registration: BrokerRegistration | null = null;
 
   const ctx: BrokerContext = {
@@ -113,7 +114,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       return brokerAddr;
     },
     get storeHost() {
-      return parseHostAddress(brokerAddr);
+      return storeHost;
     },
     store,
     topics,
@@ -174,6 +175,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       await server.start();
       await vipServer.start();
       brokerAddr = `${bc.brokerIP1}:${server.port}`;
+      storeHost = parseHostAddress(brokerAddr);
       registration = new BrokerRegistration({
         identity: {
           clusterName: bc.brokerClusterName,

@@ -12,6 +12,7 @@ import {
   decodeBatch,
   decodeProperties,
   encodeProperties,
+  type HostAddress,
   MessageConst,
   MessageSysFlag,
   mergeBatchProperties,
@@ -136,13 +137,21 @@ function rejectUnsupported(ctx: BrokerContext, props: Map<string, string>, sysFl
   }
 }
 
-function bornHostOf(rc: RequestContext) {
+/** The producer's address as a record host, parsed once per connection. */
+function bornHostOf(rc: RequestContext): HostAddress {
+  const cached = rc.connection.attributes.get(BORN_HOST);
+  if (cached) return cached as HostAddress;
+  let host: HostAddress;
   try {
-    return parseHostAddress(rc.connection.remoteAddress);
+    host = parseHostAddress(rc.connection.remoteAddress);
   } catch {
-    return parseHostAddress("127.0.0.1:0");
+    host = parseHostAddress("127.0.0.1:0");
   }
+  rc.connection.attributes.set(BORN_HOST, host);
+  return host;
 }
+
+const BORN_HOST = "send.bornHost";
 
 function buildMessage(
   ctx: BrokerContext,
