@@ -1,212 +1,174 @@
 /**
- * bench/client: what the native client adds on top of the remoting layer. A child process runs a
- * NameServer and a minimal broker (SEND_MESSAGE_V2 answered at once; PULL_MESSAGE answered with
- * 32 real stored records); the parent measures producer sends/s (1 and 64 in flight, 256-byte
- * bodies) beside a remoting echo of the same size, and messages/s a pull + decode delivers.
+ * bench/client (issue #6): the broker benchmark's scenarios driven by the native client beside the raw
+ * remoting client (hand-built SEND_MESSAGE_V2 / PULL_MESSAGE frames) against the same `rocketbun start`
+ * child in the same run: sync send with 1 in flight, 128 in flight, batches of 32, and draining a
+ * backlog (raw pulls vs a push consumer). 1 KiB bodies. Target: the client costs at most 15 % of
+ * throughput, i.e. ratio ≥ 0.85 against the raw client.
  */
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pino from "pino";
-import { BrokerApi } from "../src/client/broker-api.ts";
-import { createProducer } from "../src/client/index.ts";
-import { decodeMessages } from "../src/client/message.ts";
-import { prepareSingle, sendRequestParts } from "../src/client/send-request.ts";
-import { namesrvConfig } from "../src/config/namesrv-config.ts";
-import { defaultsOf } from "../src/config/schema.ts";
-import { createNameServer } from "../src/namesrv/index.ts";
-import { encodeProperties, encodeRecord } from "../src/protocol/message/index.ts";
-import { encodeRegisterBrokerBody, topicConfig } from "../src/protocol/route/index.ts";
-import { RemotingClient, RemotingCommand, RemotingServer, RequestCode } from "../src/remoting/index.ts";
-import { spawnServer } from "./lib/child.ts";
-import { BENCH_ECHO_CODE } from "./lib/echo-server.ts";
+import { createProducer, createPushConsumer, type Message } from "../src/client/index.ts";
+import { PullSysFlag } from "../src/protocol/headers/pull.ts";
+import { SendMessageRequestHeaderV2 } from "../src/protocol/headers/send.ts";
+import { encodeBatch, encodeProperties } from "../src/protocol/message/index.ts";
+import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { closedLoop } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
+import { startServer } from "./lib/start-server.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
-const BODY_BYTES = 256;
-const PULL_BATCH = 32;
-const log = pino({ level: "warn" });
-const host = { ip: new Uint8Array([127, 0, 0, 1]), port: 10911 };
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000);
+const QUEUES = 8;
+const BATCH = 32;
+const BODY = new Uint8Array(1024).fill(0x62);
+const PROPS = encodeProperties(new Map([["TAGS", "bench"]]));
+const log = pino({ level: "silent" });
+const TARGET = 0.85;
 
-/** Child mode: NameServer + minimal broker; prints the NameServer's port. */
-async function serve(): Promise<void> {
-  const ns = createNameServer(
-    {
-      namesrv: {
-        ...defaultsOf(namesrvConfig),
-        kvConfigPath: join(tmpdir(), "rocketbun-bench-client-kv.json"),
-      },
-      server: { listenPort: 0, bindAddress: "127.0.0.1", serverChannelMaxIdleTimeSeconds: 0 },
-    },
-    { log },
-  );
-  await ns.start();
-  const broker = new RemotingServer({ name: "bench-broker", listenPort: 0, bindAddress: "127.0.0.1", log });
-  const records: Uint8Array[] = [];
-  for (let i = 0; i < PULL_BATCH; i++) {
-    records.push(
-      encodeRecord(
-        {
-          topic: "BenchTopic",
-          queueId: 0,
-          flag: 0,
-          sysFlag: 0,
-          bornTimestamp: Date.now(),
-          bornHost: host,
-          storeHost: host,
-          reconsumeTimes: 0,
-          preparedTransactionOffset: 0,
-          body: new Uint8Array(BODY_BYTES),
-          properties: encodeProperties(
-            new Map([
-              ["UNIQ_KEY", `ID${i}`],
-              ["TAGS", "A"],
-              ["WAIT", "true"],
-            ]),
-          ),
-        },
-        { queueOffset: i, physicalOffset: i * 400, storeTimestamp: Date.now() },
-      ),
-    );
-  }
-  const pullBody = new Uint8Array(records.reduce((n, r) => n + r.length, 0));
-  let at = 0;
-  for (const r of records) {
-    pullBody.set(r, at);
-    at += r.length;
-  }
-  let offset = 0;
-  broker.registry.register(RequestCode.SEND_MESSAGE_V2, () =>
-    RemotingCommand.response(0, null, {
-      msgId: "7F00000100002A9F0000000000000000",
-      queueId: "0",
-      queueOffset: String(offset++),
-      MSG_REGION: "DefaultRegion",
-      TRACE_ON: "true",
-    }),
-  );
-  broker.registry.register(RequestCode.PULL_MESSAGE, () =>
-    RemotingCommand.response(
-      0,
-      "FOUND",
-      { suggestWhichBrokerId: "0", nextBeginOffset: "32", minOffset: "0", maxOffset: "32" },
-      pullBody,
-    ),
-  );
-  broker.registry.register(RequestCode.HEART_BEAT, () => RemotingCommand.response(0, null, {}));
-  broker.registry.register(RequestCode.UNREGISTER_CLIENT, () => RemotingCommand.response(0, null, {}));
-  // Answers as a send is answered (same extFields) so the echo is a same-size ceiling both ways.
-  broker.registry.register(BENCH_ECHO_CODE, () =>
-    RemotingCommand.response(0, null, {
-      msgId: "7F00000100002A9F0000000000000000",
-      queueId: "0",
-      queueOffset: String(offset),
-      MSG_REGION: "DefaultRegion",
-      TRACE_ON: "true",
-    }),
-  );
-  await broker.start();
-  const addr = `127.0.0.1:${broker.port}`;
-  const topics = ["BenchTopic", "bench-broker"].map(
-    (t) => [t, topicConfig(t, { readQueueNums: 4, writeQueueNums: 4 })] as const,
-  );
-  const nsClient = new RemotingClient({ name: "bench-reg", log });
-  await nsClient.invoke(
-    `127.0.0.1:${ns.port}`,
-    RemotingCommand.request(
-      RequestCode.REGISTER_BROKER,
-      {
-        brokerName: "bench-broker",
-        brokerAddr: addr,
-        clusterName: "DefaultCluster",
-        haServerAddr: addr,
-        brokerId: "0",
-      },
-      encodeRegisterBrokerBody({
-        topicConfigSerializeWrapper: {
-          topicConfigTable: new Map(topics),
-          dataVersion: { stateVersion: 0, timestamp: Date.now(), counter: 1 },
-          topicQueueMappingInfoMap: new Map(),
-        },
-        filterServerList: [],
+function rawSend(topic: string, queueId: number, body: Uint8Array = BODY, batch = false): RemotingCommand {
+  const ext = SendMessageRequestHeaderV2.encode({
+    producerGroup: "BENCH_RAW",
+    topic,
+    defaultTopic: "TBW102",
+    defaultTopicQueueNums: QUEUES,
+    queueId,
+    sysFlag: 0,
+    bornTimestamp: Date.now(),
+    flag: 0,
+    properties: PROPS,
+    ...(batch ? { batch: true } : {}),
+  });
+  return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, ext, body);
+}
+
+function rawPull(topic: string, queueId: number, offset: number): RemotingCommand {
+  return RemotingCommand.request(RequestCode.PULL_MESSAGE, {
+    consumerGroup: "BENCH_RAW_CG",
+    topic,
+    queueId: String(queueId),
+    queueOffset: String(offset),
+    maxMsgNums: String(BATCH),
+    sysFlag: String(PullSysFlag.SUBSCRIPTION),
+    commitOffset: "0",
+    suspendTimeoutMillis: "0",
+    subscription: "*",
+    subVersion: "0",
+  });
+}
+
+async function ok(p: Promise<RemotingCommand>): Promise<RemotingCommand> {
+  const r = await p;
+  if (r.code !== 0) throw new Error(`broker answered ${r.code} ${r.remark}`);
+  return r;
+}
+
+function countRecords(body: Uint8Array): number {
+  const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  let n = 0;
+  for (let pos = 0; pos < body.length; pos += dv.getInt32(pos)) n++;
+  return n;
+}
+
+const srv = await startServer();
+const raw = new RemotingClient({ name: "bench-raw", log });
+const broker = srv.brokerAddr;
+for (const topic of ["BenchClient", "BenchBacklog"]) {
+  await ok(
+    raw.invoke(
+      broker,
+      RemotingCommand.request(RequestCode.UPDATE_AND_CREATE_TOPIC, {
+        topic,
+        readQueueNums: String(QUEUES),
+        writeQueueNums: String(QUEUES),
+        perm: "6",
+        topicFilterType: "SINGLE_TAG",
       }),
     ),
-    3000,
   );
-  console.log(`PORT ${ns.port}`);
-  console.log(`BROKER ${addr}`);
 }
+const producer = await createProducer({ namesrvAddr: srv.namesrvAddr, group: "BENCH_CLIENT", log });
+const message: Message = { topic: "BenchClient", tags: "bench", body: BODY };
+await producer.send(message);
 
-async function bench(): Promise<Row[]> {
-  const child = await spawnServer(import.meta.path, ["serve"]);
-  const namesrvAddr = `127.0.0.1:${child.port}`;
-  const producer = await createProducer({ namesrvAddr, log, sendLatencyFaultEnable: false });
-  const body = new Uint8Array(BODY_BYTES);
-  const brokerAddr = (await producer.client.route("BenchTopic"))!.brokerDatas[0]!.brokerAddrs.get(0)!;
-  const echoClient = new RemotingClient({ name: "bench-echo", log });
-  const prep = {
-    nextUniqueId: producer.client.nextUniqueId,
-    compressOverBytes: 4096,
-    compressLevel: 5,
-    bodyBytesMax: 4 << 20,
-  };
-  // The ceiling carries the header a send carries (built the same way), so both move frames of one size.
-  const sendExt = () =>
-    sendRequestParts(
-      prepareSingle({ topic: "BenchTopic", body, tags: "A", keys: "k" }, prep),
-      { topic: "BenchTopic", brokerName: "bench-broker", queueId: 0 },
-      "PG",
-    ).ext;
-  const echo = () =>
-    echoClient.invoke(brokerAddr, RemotingCommand.request(BENCH_ECHO_CODE, sendExt(), body), 10_000);
-  const echo1 = await closedLoop(echo, 1, durationMs);
-  const echo64 = await closedLoop(echo, 64, durationMs);
-  const send = () => producer.send({ topic: "BenchTopic", body, tags: "A", keys: "k" });
-  const send1 = await closedLoop(send, 1, durationMs);
-  const send64 = await closedLoop(send, 64, durationMs);
-  const api = new BrokerApi(producer.client.remoting, 3000);
-  const pull = async () => {
-    const r = await api.pull(
-      brokerAddr,
-      {
-        consumerGroup: "CG",
-        topic: "BenchTopic",
-        queueId: 0,
-        queueOffset: 0,
-        maxMsgNums: PULL_BATCH,
-        sysFlag: 0,
-        commitOffset: 0,
-        suspendTimeoutMillis: 0,
-        subVersion: 0,
-      },
-      3000,
-    );
-    if (decodeMessages(r.body!, "bench-broker").length !== PULL_BATCH) throw new Error("short pull");
-  };
-  const pull8 = await closedLoop(pull, 8, durationMs);
-  await echoClient.shutdown();
-  await producer.shutdown();
-  await child.stop();
-  return [
-    { name: "remoting echo of a send frame, 1 in flight", value: echo1, unit: "round trips/s" },
-    { name: "remoting echo of a send frame, 64 in flight", value: echo64, unit: "round trips/s" },
-    { name: "producer.send, 256 B, 1 in flight", value: send1, unit: "sends/s", ceiling: echo1, target: 0.5 },
-    {
-      name: "producer.send, 256 B, 64 in flight",
-      value: send64,
-      unit: "sends/s",
-      ceiling: echo64,
-      target: 0.5,
-    },
-    { name: "pull + decode, 32 × 256 B, 8 in flight", value: pull8 * PULL_BATCH, unit: "messages/s" },
-  ];
-}
+let q = 0;
+const rawOne = () => ok(raw.invoke(broker, rawSend("BenchClient", q++ % QUEUES), 10_000));
+const batchBody = encodeBatch(Array.from({ length: BATCH }, () => ({ flag: 0, body: BODY, properties: PROPS })));
+const rawBatch = () => ok(raw.invoke(broker, rawSend("BenchClient", q++ % QUEUES, batchBody, true), 10_000));
+const batch = Array.from({ length: BATCH }, () => message);
 
-if (import.meta.main) {
-  if (process.argv[2] === "serve") await serve();
-  else
-    printTable(
-      `client: producer and pull over the remoting layer, ${durationMs} ms per measure`,
-      await bench(),
-    );
+const raw1 = await closedLoop(rawOne, 1, durationMs);
+const client1 = await closedLoop(() => producer.send(message), 1, durationMs);
+const raw128 = await closedLoop(rawOne, 128, durationMs);
+const client128 = await closedLoop(() => producer.send(message), 128, durationMs);
+const rawBatchRate = BATCH * (await closedLoop(rawBatch, 8, durationMs));
+const clientBatchRate = BATCH * (await closedLoop(() => producer.sendBatch(batch), 8, durationMs));
+
+// Backlog: fill, then drain it with raw pulls (8 queues in parallel), then with a push consumer.
+for (let sent = 0; sent < BACKLOG; sent += BATCH) {
+  await Promise.all(
+    Array.from({ length: QUEUES }, (_, i) =>
+      ok(raw.invoke(broker, rawSend("BenchBacklog", i, batchBody, true), 10_000)),
+    ),
+  );
+  sent += BATCH * (QUEUES - 1);
 }
+const perQueue = await Promise.all(
+  Array.from({ length: QUEUES }, async (_, queueId) => {
+    const r = await ok(
+      raw.invoke(broker, RemotingCommand.request(RequestCode.GET_MAX_OFFSET, { topic: "BenchBacklog", queueId: String(queueId) })),
+    );
+    return Number(r.ext("offset"));
+  }),
+);
+const backlog = perQueue.reduce((a, b) => a + b, 0);
+let started = performance.now();
+let drained = 0;
+await Promise.all(
+  perQueue.map(async (max, queueId) => {
+    for (let offset = 0; offset < max; ) {
+      const r = await raw.invoke(broker, rawPull("BenchBacklog", queueId, offset), 10_000);
+      if (r.code !== 0 || !r.body) break;
+      const n = countRecords(r.body);
+      drained += n;
+      offset = Number(r.ext("nextBeginOffset"));
+    }
+  }),
+);
+const rawDrain = (drained * 1000) / (performance.now() - started);
+
+let consumed = 0;
+let allConsumed: () => void = () => {};
+const done = new Promise<void>((resolve) => {
+  allConsumed = resolve;
+});
+started = performance.now();
+const consumer = await createPushConsumer({
+  namesrvAddr: srv.namesrvAddr,
+  group: "BENCH_CLIENT_CG",
+  consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+  subscriptions: { BenchBacklog: "*" },
+  consumeBatchSize: BATCH,
+  log,
+  onMessage: (msgs) => {
+    consumed += msgs.length;
+    if (consumed >= backlog) allConsumed();
+  },
+});
+await done;
+const pushDrain = (consumed * 1000) / (performance.now() - started);
+await consumer.shutdown();
+await producer.shutdown();
+await raw.shutdown();
+await srv.stop();
+
+const rows: Row[] = [
+  { name: "raw SEND_MESSAGE_V2, 1 in flight", value: raw1, unit: "msgs/s" },
+  { name: "producer.send, 1 in flight", value: client1, unit: "msgs/s", ceiling: raw1, target: TARGET },
+  { name: "raw SEND_MESSAGE_V2, 128 in flight", value: raw128, unit: "msgs/s" },
+  { name: "producer.send, 128 in flight", value: client128, unit: "msgs/s", ceiling: raw128, target: TARGET },
+  { name: "raw batch of 32, 8 in flight", value: rawBatchRate, unit: "msgs/s" },
+  { name: "producer.sendBatch of 32, 8 in flight", value: clientBatchRate, unit: "msgs/s", ceiling: rawBatchRate, target: TARGET },
+  { name: `raw pull drain of ${backlog.toLocaleString("en-US")} msgs`, value: rawDrain, unit: "msgs/s" },
+  { name: "push consumer drain of the same backlog", value: pushDrain, unit: "msgs/s", ceiling: rawDrain, target: TARGET },
+];
+printTable(`client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per measure`, rows);
+process.exit(0);
