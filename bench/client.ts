@@ -2,7 +2,8 @@
  * bench/client (issue #6): the broker benchmark's scenarios driven by the native client beside the raw
  * remoting client (hand-built SEND_MESSAGE_V2 / PULL_MESSAGE frames) against the same `rocketbun start`
  * child in the same run: sync send with 1 in flight, 128 in flight, batches of 32, and draining a
- * backlog (raw pulls vs a push consumer). 1 KiB bodies. Target: the client costs at most 15 % of
+ * backlog (raw pulls vs a push consumer). 1 KiB bodies; the raw frames carry the properties the
+ * producer sets (TAGS, WAIT, a UNIQ_KEY per message), so both ask the broker for the same work. Target: the client costs at most 15 % of
  * throughput, i.e. ratio ≥ 0.85 against the raw client.
  */
 import pino from "pino";
@@ -21,6 +22,16 @@ const QUEUES = 8;
 const BATCH = 32;
 const BODY = new Uint8Array(1024).fill(0x62);
 const PROPS = encodeProperties(new Map([["TAGS", "bench"]]));
+/** What the producer sends besides the tag (spec broker §2.2): WAIT and a 32-hex UNIQ_KEY per message. */
+let uniq = 0;
+const producerLikeProps = () =>
+  encodeProperties(
+    new Map([
+      ["TAGS", "bench"],
+      ["WAIT", "true"],
+      ["UNIQ_KEY", (uniq++).toString(16).padStart(32, "0")],
+    ]),
+  );
 const log = pino({ level: "silent" });
 const TARGET = 0.85;
 
@@ -34,7 +45,7 @@ function rawSend(topic: string, queueId: number, body: Uint8Array = BODY, batch 
     sysFlag: 0,
     bornTimestamp: Date.now(),
     flag: 0,
-    properties: PROPS,
+    properties: batch ? PROPS : producerLikeProps(),
     ...(batch ? { batch: true } : {}),
   });
   return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, ext, body);
@@ -91,7 +102,9 @@ await producer.send(message);
 
 let q = 0;
 const rawOne = () => ok(raw.invoke(broker, rawSend("BenchClient", q++ % QUEUES), 10_000));
-const batchBody = encodeBatch(Array.from({ length: BATCH }, () => ({ flag: 0, body: BODY, properties: PROPS })));
+const batchBody = encodeBatch(
+  Array.from({ length: BATCH }, () => ({ flag: 0, body: BODY, properties: producerLikeProps() })),
+);
 const rawBatch = () => ok(raw.invoke(broker, rawSend("BenchClient", q++ % QUEUES, batchBody, true), 10_000));
 const batch = Array.from({ length: BATCH }, () => message);
 
