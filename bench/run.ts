@@ -21,7 +21,11 @@ for (const name of names) {
     }
     continue;
   }
-  const proc = Bun.spawn([process.execPath, file], { stdout: "inherit", stderr: "inherit" });
+  const proc = Bun.spawn([process.execPath, file], {
+    stdout: "inherit",
+    stderr: "inherit",
+    env: { ROCKETBUN_LOG_LEVEL: "warn", ...process.env },
+  });
   if ((await proc.exited) !== 0) {
     console.error(`benchmark ${name} failed`);
     failed++;
