@@ -127,7 +127,13 @@ for (let sent = 0; sent < BACKLOG; sent += BATCH) {
 const perQueue = await Promise.all(
   Array.from({ length: QUEUES }, async (_, queueId) => {
     const r = await ok(
-      raw.invoke(broker, RemotingCommand.request(RequestCode.GET_MAX_OFFSET, { topic: "BenchBacklog", queueId: String(queueId) })),
+      raw.invoke(
+        broker,
+        RemotingCommand.request(RequestCode.GET_MAX_OFFSET, {
+          topic: "BenchBacklog",
+          queueId: String(queueId),
+        }),
+      ),
     );
     return Number(r.ext("offset"));
   }),
@@ -179,9 +185,24 @@ const rows: Row[] = [
   { name: "raw SEND_MESSAGE_V2, 128 in flight", value: raw128, unit: "msgs/s" },
   { name: "producer.send, 128 in flight", value: client128, unit: "msgs/s", ceiling: raw128, target: TARGET },
   { name: "raw batch of 32, 8 in flight", value: rawBatchRate, unit: "msgs/s" },
-  { name: "producer.sendBatch of 32, 8 in flight", value: clientBatchRate, unit: "msgs/s", ceiling: rawBatchRate, target: TARGET },
+  {
+    name: "producer.sendBatch of 32, 8 in flight",
+    value: clientBatchRate,
+    unit: "msgs/s",
+    ceiling: rawBatchRate,
+    target: TARGET,
+  },
   { name: `raw pull drain of ${backlog.toLocaleString("en-US")} msgs`, value: rawDrain, unit: "msgs/s" },
-  { name: "push consumer drain of the same backlog", value: pushDrain, unit: "msgs/s", ceiling: rawDrain, target: TARGET },
+  {
+    name: "push consumer drain of the same backlog",
+    value: pushDrain,
+    unit: "msgs/s",
+    ceiling: rawDrain,
+    target: TARGET,
+  },
 ];
-printTable(`client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per measure`, rows);
+printTable(
+  `client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per measure`,
+  rows,
+);
 process.exit(0);
