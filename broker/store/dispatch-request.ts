@@ -11,6 +11,7 @@ import {
   recordLayout,
   tagsCodeOf,
 } from "../../src/protocol/message/index.ts";
+import { SCHEDULE_TOPIC } from "../../src/protocol/topic-names.ts";
 
 export interface DispatchRequest {
   readonly topic: string;
@@ -28,7 +29,7 @@ export interface DispatchRequest {
 }
 
 /** Topic whose ConsumeQueue tags slot holds the delivery time (spec §9.5). */
-export const SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX";
+export { SCHEDULE_TOPIC };
 
 const utf8 = new TextDecoder();
 

@@ -2,15 +2,19 @@
  * Topic and group name rules (spec broker §1.6, Java's TopicValidator): allowed characters,
  * length limits, the topics nobody may send to, and the system topics admins may not touch.
  */
+import {
+  AUTO_CREATE_TOPIC_KEY_TOPIC,
+  DLQ_GROUP_TOPIC_PREFIX,
+  RETRY_GROUP_TOPIC_PREFIX,
+  SCHEDULE_TOPIC,
+} from "../../src/protocol/topic-names.ts";
+
 export const TOPIC_MAX_LENGTH = 127;
 /** 5.x lets %RETRY%/%DLQ% topics grow to 255 characters. */
 export const RETRY_TOPIC_MAX_LENGTH = 255;
 export const GROUP_MAX_LENGTH = 120;
 
-export const RETRY_GROUP_TOPIC_PREFIX = "%RETRY%";
-export const DLQ_GROUP_TOPIC_PREFIX = "%DLQ%";
-export const AUTO_CREATE_TOPIC_KEY_TOPIC = "TBW102";
-export const SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX";
+export { AUTO_CREATE_TOPIC_KEY_TOPIC, DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX, SCHEDULE_TOPIC };
 export const SELF_TEST_TOPIC = "SELF_TEST_TOPIC";
 export const BENCHMARK_TOPIC = "BenchmarkTest";
 export const OFFSET_MOVED_EVENT = "OFFSET_MOVED_EVENT";

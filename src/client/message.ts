@@ -13,11 +13,11 @@ import {
   MessageConst,
   MessageSysFlag,
 } from "../protocol/message/index.ts";
+import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from "../protocol/topic-names.ts";
 import { decompressBody } from "./compression.ts";
 import { clientError } from "./errors.ts";
 
-export const RETRY_GROUP_TOPIC_PREFIX = "%RETRY%";
-export const DLQ_GROUP_TOPIC_PREFIX = "%DLQ%";
+export { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX };
 /** Java's Validators: a body above 4 MiB is refused client-side. */
 export const MESSAGE_BODY_BYTES_MAX = 4 * 1024 * 1024;
 
