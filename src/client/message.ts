@@ -6,7 +6,6 @@
 import {
   type DecodedRecord,
   decodeProperties,
-  decodeRecord,
   encodeProperties,
   formatHostAddress,
   KEY_SEPARATOR,
@@ -16,6 +15,7 @@ import {
 import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from "../protocol/topic-names.ts";
 import { decompressBody } from "./compression.ts";
 import { clientError } from "./errors.ts";
+import { readMessages } from "./record-reader.ts";
 
 export { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX };
 /** Java's Validators: a body above 4 MiB is refused client-side. */
@@ -168,16 +168,7 @@ export function validateMessage(msg: Message, body: Uint8Array, bodyBytesMax = M
 
 /** Every record of a pull/query body, decoded and turned into MessageExt. */
 export function decodeMessages(body: Uint8Array, brokerName: string): MessageExt[] {
-  const out: MessageExt[] = [];
-  const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
-  let pos = 0;
-  while (pos + 4 <= body.length) {
-    const size = dv.getInt32(pos);
-    if (size <= 0 || pos + size > body.length) break;
-    out.push(toMessageExt(decodeRecord(body, pos), brokerName));
-    pos += size;
-  }
-  return out;
+  return readMessages(body, brokerName);
 }
 
 export function toMessageExt(r: DecodedRecord, brokerName: string): MessageExt {

@@ -153,9 +153,11 @@ function filterAndTag(result: PullResult, mq: MessageQueue, sub: SubscriptionDat
   const all = result.body ? decodeMessages(result.body, mq.brokerName) : [];
   const tagged = sub && sub.tagsSet.length > 0 && !sub.classFilterMode;
   const kept = tagged ? all.filter((m) => m.tags !== undefined && sub.tagsSet.includes(m.tags)) : all;
+  const minOffset = String(result.minOffset);
+  const maxOffset = String(result.maxOffset);
   for (const m of kept) {
-    m.properties[MessageConst.MIN_OFFSET] = String(result.minOffset);
-    m.properties[MessageConst.MAX_OFFSET] = String(result.maxOffset);
+    m.properties[MessageConst.MIN_OFFSET] = minOffset;
+    m.properties[MessageConst.MAX_OFFSET] = maxOffset;
   }
   return kept;
 }

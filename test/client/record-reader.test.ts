@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import { compressZlib, ZLIB_SYS_FLAG } from "../../src/client/compression.ts";
+import { decodeMessages, toMessageExt } from "../../src/client/message.ts";
+import {
+  decodeRecord,
+  encodeProperties,
+  encodeRecord,
+  parseHostAddress,
+  type RecordInput,
+} from "../../src/protocol/message/index.ts";
+
+function record(over: Partial<RecordInput>, queueOffset: number): Uint8Array {
+  return encodeRecord(
+    {
+      topic: "T",
+      queueId: 3,
+      flag: 7,
+      sysFlag: 0,
+      bornTimestamp: 1_700_000_000_123,
+      bornHost: parseHostAddress("10.0.0.9:50123"),
+      storeHost: parseHostAddress("127.0.0.1:10911"),
+      reconsumeTimes: 2,
+      preparedTransactionOffset: 0,
+      body: new TextEncoder().encode(`body-${queueOffset}`),
+      properties: encodeProperties(
+        new Map([
+          ["TAGS", "A"],
+          ["KEYS", "k1  k2"],
+          ["UNIQ_KEY", `U${queueOffset}`],
+        ]),
+      ),
+      ...over,
+    },
+    { queueOffset, physicalOffset: 5_000_000_000 + queueOffset * 100, storeTimestamp: 1_700_000_000_456 },
+  );
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+describe("pull body decoding", () => {
+  test("every record decodes to the same MessageExt as decodeRecord + toMessageExt, whatever its shape", () => {
+    const parts = [
+      record({}, 0),
+      record({}, 1),
+      record({ topic: "t".repeat(200) }, 2),
+      record(
+        { bornHost: parseHostAddress("[2001:db8::1]:7"), storeHost: parseHostAddress("[::1]:10911") },
+        3,
+      ),
+      record(
+        { properties: "dup\u0001a\u0002dup\u0001b\u0002\u0001x\u0002y\u0001\u0002__proto__\u0001p\u0002" },
+        4,
+      ),
+      record({ body: compressZlib(new TextEncoder().encode("inflated")), sysFlag: ZLIB_SYS_FLAG }, 5),
+      record({ bornHost: parseHostAddress("10.0.0.10:50123") }, 6),
+    ];
+    const body = concat([...parts, new Uint8Array(3)]);
+    const expected = parts.map((p) => toMessageExt(decodeRecord(p), "broker-a"));
+    const got = decodeMessages(body, "broker-a");
+    expect(got).toEqual(expected);
+    expect(got.map((m) => Object.keys(m.properties))).toEqual(expected.map((m) => Object.keys(m.properties)));
+    expect(Object.getPrototypeOf(got[4]!.properties)).toBe(Object.prototype);
+  });
+
+  test("decoded bodies do not change when the pulled bytes are reused", () => {
+    const body = concat([record({}, 0), record({}, 1)]);
+    const [a, b] = decodeMessages(body, "broker-a");
+    body.fill(0);
+    expect([new TextDecoder().decode(a!.body), new TextDecoder().decode(b!.body)]).toEqual([
+      "body-0",
+      "body-1",
+    ]);
+  });
+});
