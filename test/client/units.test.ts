@@ -4,6 +4,7 @@ import { createProducer } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
 import { messageProperties } from "../../src/client/message.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
+import { createUniqueIdGenerator } from "../../src/protocol/message/index.ts";
 import { startCluster } from "./harness.ts";
 import { silent } from "./silent.ts";
 
@@ -25,6 +26,27 @@ describe("client units", () => {
       ["TAGS", "A"],
       ["WAIT", "true"],
       ["DELAY", "2"],
+    ]);
+  });
+
+  test("unique ids count the ms since the start of the local month, also after the clock crosses into the next month or goes back", () => {
+    const times = [
+      new Date(2024, 0, 31, 23, 59, 59, 999).getTime(),
+      new Date(2024, 1, 1, 0, 0, 0, 5).getTime(),
+      new Date(2024, 0, 31, 23, 59, 59, 0).getTime(),
+    ];
+    let i = 0;
+    const next = createUniqueIdGenerator({
+      ip: new Uint8Array(4),
+      pid: 1,
+      instanceHash: 2,
+      now: () => times[i++]!,
+    });
+    const sinceMonthStart = (id: string) => Number.parseInt(id.slice(20, 28), 16);
+    expect(times.map(() => sinceMonthStart(next()))).toEqual([
+      times[0]! - new Date(2024, 0, 1).getTime(),
+      5,
+      times[2]! - new Date(2024, 0, 1).getTime(),
     ]);
   });
 

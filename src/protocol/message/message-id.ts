@@ -94,15 +94,19 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): () => string {
   fdv.setInt32(n + 2, opts.instanceHash | 0);
   const prefix = toHex(fixed);
   let counter = 0;
-  const tail = new Uint8Array(6);
-  const tdv = new DataView(tail.buffer);
+  // The local month [monthStart, nextMonthStart) the last id fell in: recomputed only when the
+  // clock leaves it (a month boundary, a DST-shifted zone or a clock set back), not per id.
+  let monthStart = 0;
+  let nextMonthStart = -1;
   return () => {
     const t = now();
-    const d = new Date(t);
-    const monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
-    tdv.setInt32(0, (t - monthStart) | 0);
-    tdv.setUint16(4, counter);
+    if (t < monthStart || t >= nextMonthStart) {
+      const d = new Date(t);
+      monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
+      nextMonthStart = new Date(d.getFullYear(), d.getMonth() + 1, 1).getTime();
+    }
+    const id = prefix + hex32((t - monthStart) | 0) + HEX_BYTE[counter >>> 8]! + HEX_BYTE[counter & 0xff]!;
     counter = (counter + 1) & 0xffff;
-    return prefix + toHex(tail);
+    return id;
   };
 }
