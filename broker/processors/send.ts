@@ -12,10 +12,14 @@ import {
   decodeBatch,
   decodeProperties,
   encodeProperties,
+  findProperty,
   type HostAddress,
+  isCanonicalProperties,
   MessageConst,
   MessageSysFlag,
   mergeBatchProperties,
+  PROPERTY_SEPARATOR,
+  PropertiesView,
   parseHostAddress,
 } from "../../src/protocol/message/index.ts";
 import { isWriteable } from "../../src/protocol/route/perm.ts";
@@ -125,7 +129,57 @@ function completeProperties(ctx: BrokerContext, props: Map<string, string>): Map
   return props;
 }
 
-function rejectUnsupported(ctx: BrokerContext, props: Map<string, string>, sysFlag: number): void {
+/** The broker's keys as `completeProperties` would append them to a map that lacks them. */
+function brokerSuffixOf(ctx: BrokerContext): string {
+  const c = ctx.brokerConfig;
+  const cached = suffixCache.get(ctx);
+  if (
+    cached &&
+    cached.cluster === c.brokerClusterName &&
+    cached.region === c.regionId &&
+    cached.traceOn === c.traceOn
+  ) {
+    return cached.suffix;
+  }
+  const suffix = encodeProperties(completeProperties(ctx, new Map()));
+  suffixCache.set(ctx, { cluster: c.brokerClusterName, region: c.regionId, traceOn: c.traceOn, suffix });
+  return suffix;
+}
+
+/** Per broker: the config values the suffix was built from, so a config change rebuilds it. */
+const suffixCache = new WeakMap<
+  BrokerContext,
+  { cluster: string; region: string; traceOn: boolean; suffix: string }
+>();
+
+/**
+ * The stored properties of a client's properties string. When the string is canonical (what
+ * encodeProperties of its own decoding gives) and lacks the broker's keys, decoding, completing and
+ * re-encoding would only append `suffix`; so append it and look keys up in the string. Otherwise
+ * take the map route. Both give the same bytes.
+ */
+function storedProperties(
+  ctx: BrokerContext,
+  client: string,
+  suffix: string,
+): { properties: ReadonlyMap<string, string>; propertiesString: string } {
+  if (
+    isCanonicalProperties(client) &&
+    findProperty(client, MessageConst.CLUSTER) === undefined &&
+    findProperty(client, MessageConst.MSG_REGION) === undefined &&
+    findProperty(client, MessageConst.TRACE_ON) === undefined
+  ) {
+    const joined =
+      client.length === 0 || client.endsWith(PROPERTY_SEPARATOR)
+        ? client + suffix
+        : client + PROPERTY_SEPARATOR + suffix;
+    return { properties: new PropertiesView(joined), propertiesString: joined };
+  }
+  const props = completeProperties(ctx, decodeProperties(client));
+  return { properties: props, propertiesString: encodeProperties(props) };
+}
+
+function rejectUnsupported(ctx: BrokerContext, props: ReadonlyMap<string, string>, sysFlag: number): void {
   const prepared = (sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0;
   if (props.get(MessageConst.TRAN_MSG)?.toLowerCase() === "true" || prepared) {
     // Half messages need END_TRANSACTION and check-back; until the broker has them it refuses, as
@@ -162,16 +216,15 @@ function buildMessage(
 ): MessageToStore {
   if (!body || body.length === 0)
     throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "message body is empty");
-  const props = decodeProperties(h.properties ?? "");
-  rejectUnsupported(ctx, props, h.sysFlag);
-  completeProperties(ctx, props);
+  const { properties, propertiesString } = storedProperties(ctx, h.properties ?? "", brokerSuffixOf(ctx));
+  rejectUnsupported(ctx, properties, h.sysFlag);
   return {
     topic: h.topic,
     queueId,
     flag: h.flag,
     body,
-    properties: props,
-    propertiesString: encodeProperties(props),
+    properties,
+    propertiesString,
     bornTimestamp: h.bornTimestamp,
     bornHost: bornHostOf(rc),
     storeHost: ctx.storeHost,
@@ -210,18 +263,16 @@ function buildBatch(
   container.delete(MessageConst.UNIQ_KEY);
   const containerString = encodeProperties(container);
   const bornHost = bornHostOf(rc);
+  const suffix = brokerSuffixOf(ctx);
   return items.map((item) => {
-    const props = completeProperties(
-      ctx,
-      decodeProperties(mergeBatchProperties(item.properties, containerString)),
-    );
+    const stored = storedProperties(ctx, mergeBatchProperties(item.properties, containerString), suffix);
     return {
       topic: h.topic,
       queueId,
       flag: item.flag,
       body: item.body,
-      properties: props,
-      propertiesString: encodeProperties(props),
+      properties: stored.properties,
+      propertiesString: stored.propertiesString,
       bornTimestamp: h.bornTimestamp,
       bornHost,
       storeHost: ctx.storeHost,

@@ -88,3 +88,102 @@ export function splitKeys(keys: string | undefined): string[] {
   if (!keys) return [];
   return keys.split(KEY_SEPARATOR).filter((k) => k.length > 0);
 }
+
+/**
+ * The value `decodeProperties(s).get(key)` would give, found by scanning `s` without building a
+ * map: the last entry named `key` whose value is not empty.
+ */
+export function findProperty(s: string, key: string): string | undefined {
+  const needle = key + NAME_VALUE_SEPARATOR;
+  let from = s.length;
+  while (from >= 0) {
+    const at = s.lastIndexOf(needle, from);
+    if (at < 0) return undefined;
+    // A name starts the string or follows U+0002; anywhere else the match is inside a value.
+    if (at === 0 || s.charCodeAt(at - 1) === 2) {
+      const valueAt = at + needle.length;
+      let end = s.indexOf(PROPERTY_SEPARATOR, valueAt);
+      if (end < 0) end = s.length;
+      if (end > valueAt) return s.slice(valueAt, end);
+    }
+    from = at - 1;
+  }
+  return undefined;
+}
+
+/**
+ * True if `encodeProperties(decodeProperties(s))` is `s` itself (or `s` plus its missing trailing
+ * U+0002): every entry has a name and a value, and no name repeats. Allocates nothing.
+ */
+export function isCanonicalProperties(s: string): boolean {
+  const starts = canonicalScratch;
+  let n = 0;
+  let start = 0;
+  while (start < s.length) {
+    let end = s.indexOf(PROPERTY_SEPARATOR, start);
+    if (end < 0) end = s.length;
+    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
+    if (sep <= start || sep >= end - 1) return false;
+    for (let i = 0; i < n; i += 2) {
+      if (starts[i + 1]! - starts[i]! === sep - start && s.startsWith(s.slice(start, sep), starts[i]!)) {
+        return false;
+      }
+    }
+    if (n + 2 > starts.length) return false;
+    starts[n++] = start;
+    starts[n++] = sep;
+    start = end + 1;
+  }
+  return true;
+}
+
+/** Name bounds of the entries seen so far; 64 entries is far beyond what producers send. */
+const canonicalScratch = new Int32Array(128);
+
+/**
+ * A read-only view of a properties string that answers `get` by scanning the string and decodes
+ * it into a map only when iterated. The send path looks up a handful of keys per message; most
+ * messages are never iterated.
+ */
+export class PropertiesView implements ReadonlyMap<string, string> {
+  private decoded: Map<string, string> | undefined;
+
+  constructor(readonly encoded: string) {}
+
+  private map(): Map<string, string> {
+    this.decoded ??= decodeProperties(this.encoded);
+    return this.decoded;
+  }
+
+  get(key: string): string | undefined {
+    return this.decoded ? this.decoded.get(key) : findProperty(this.encoded, key);
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  get size(): number {
+    return this.map().size;
+  }
+
+  forEach(fn: (value: string, key: string, map: ReadonlyMap<string, string>) => void, thisArg?: unknown) {
+    for (const [k, v] of this.map()) fn.call(thisArg, v, k, this);
+  }
+
+  entries(): MapIterator<[string, string]> {
+    return this.map().entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.map().keys();
+  }
+
+  values(): MapIterator<string> {
+    return this.map().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.map()[Symbol.iterator]();
+  }
+}
