@@ -11,6 +11,8 @@ import {
   KEY_SEPARATOR,
   MessageConst,
   MessageSysFlag,
+  NAME_VALUE_SEPARATOR,
+  PROPERTY_SEPARATOR,
 } from "../protocol/message/index.ts";
 import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from "../protocol/topic-names.ts";
 import { decompressBody } from "./compression.ts";
@@ -156,6 +158,41 @@ export function messageProperties(msg: Message): Map<string, string> {
     props.set(MessageConst.DELAY, String(msg.delayLevel));
   return props;
 }
+
+/**
+ * `encodeProperties(messageProperties(msg))` plus UNIQ_KEY last, built as one string without the
+ * Map (batch items, where it runs once per inner message).
+ */
+export function encodeMessageProperties(msg: Message, uniqKey: string): string {
+  let s = "";
+  const user = msg.properties;
+  if (user !== undefined) {
+    for (const name in user) {
+      if (!Object.hasOwn(user, name)) continue;
+      if (RESERVED.has(name))
+        throw clientError(`the property<${name}> is used by system, input another please`);
+      const value = user[name]!;
+      if (name.length === 0 || value.length === 0) continue;
+      s += name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+    }
+  }
+  const keys = keysValue(msg.keys);
+  if (keys !== undefined) s += KEYS_ENTRY + keys + PROPERTY_SEPARATOR;
+  if (msg.tags !== undefined && msg.tags.length > 0) s += TAGS_ENTRY + msg.tags + PROPERTY_SEPARATOR;
+  const wait = msg.waitStoreMsgOK ?? true;
+  if (wait === true) s += WAIT_TRUE_ENTRY;
+  else s += MessageConst.WAIT + NAME_VALUE_SEPARATOR + String(wait) + PROPERTY_SEPARATOR;
+  if (msg.delayLevel !== undefined && msg.delayLevel > 0)
+    s += DELAY_ENTRY + String(msg.delayLevel) + PROPERTY_SEPARATOR;
+  if (uniqKey.length > 0) s += UNIQ_KEY_ENTRY + uniqKey + PROPERTY_SEPARATOR;
+  return s;
+}
+
+const KEYS_ENTRY = MessageConst.KEYS + NAME_VALUE_SEPARATOR;
+const TAGS_ENTRY = MessageConst.TAGS + NAME_VALUE_SEPARATOR;
+const WAIT_TRUE_ENTRY = MessageConst.WAIT + NAME_VALUE_SEPARATOR + "true" + PROPERTY_SEPARATOR;
+const DELAY_ENTRY = MessageConst.DELAY + NAME_VALUE_SEPARATOR;
+const UNIQ_KEY_ENTRY = MessageConst.UNIQ_KEY + NAME_VALUE_SEPARATOR;
 
 /** Java's Validators.checkMessage: non-empty body no larger than the limit, a topic. */
 export function validateMessage(msg: Message, body: Uint8Array, bodyBytesMax = MESSAGE_BODY_BYTES_MAX): void {

@@ -9,6 +9,7 @@ import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
 import { MQClientError } from "./errors.ts";
 import {
   bodyBytes,
+  encodeMessageProperties,
   type Message,
   messageProperties,
   RETRY_GROUP_TOPIC_PREFIX,
@@ -94,11 +95,9 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
       throw badBatch("Retry Group is not supported for batching");
     const body = bodyBytes(m.body);
     validateMessage(m, body, o.bodyBytesMax);
-    const props = messageProperties(m);
     const id = o.nextUniqueId();
-    props.set(MessageConst.UNIQ_KEY, id);
     ids.push(id);
-    return { flag: m.flag ?? 0, body, properties: encodeProperties(props) };
+    return { flag: m.flag ?? 0, body, properties: encodeMessageProperties(m, id) };
   });
   const body = encodeBatch(items);
   if (body.length > o.bodyBytesMax)

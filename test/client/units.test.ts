@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
 import { createProducer } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
-import { messageProperties } from "../../src/client/message.ts";
+import { encodeMessageProperties, messageProperties } from "../../src/client/message.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
-import { createUniqueIdGenerator } from "../../src/protocol/message/index.ts";
+import { createUniqueIdGenerator, encodeProperties } from "../../src/protocol/message/index.ts";
 import { startCluster } from "./harness.ts";
 import { silent } from "./silent.ts";
 
@@ -27,6 +27,24 @@ describe("client units", () => {
       ["WAIT", "true"],
       ["DELAY", "2"],
     ]);
+  });
+
+  test("a batch item's properties string equals the encoded properties map with UNIQ_KEY last", () => {
+    const msgs = [
+      { topic: "T", body: "x" },
+      { topic: "T", body: "x", tags: "A", keys: [" k1", "k2 "], properties: { u: "1", empty: "", "": "v" } },
+      { topic: "T", body: "x", tags: "", keys: "  ", waitStoreMsgOK: false, delayLevel: 3 },
+    ];
+    const viaMap = (m: (typeof msgs)[number]) => {
+      const props = messageProperties(m);
+      props.set("UNIQ_KEY", "ID");
+      return encodeProperties(props);
+    };
+    expect(msgs.map((m) => encodeMessageProperties(m, "ID"))).toEqual(msgs.map(viaMap));
+    const reserved = { topic: "T", body: "x", properties: { TAGS: "t" } };
+    expect(() => encodeMessageProperties(reserved, "ID")).toThrow(
+      "the property<TAGS> is used by system, input another please",
+    );
   });
 
   test("unique ids count the ms since the start of the local month, also after the clock crosses into the next month or goes back", () => {
