@@ -251,8 +251,9 @@ export function userProperties(msg: MessageExt): Record<string, string> {
 
 /** A consumed message from a retry topic is shown under its original topic (Java resetRetryAndNamespace). */
 export function restoreRetryTopic(msg: MessageExt, group: string): void {
+  if (!msg.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || msg.topic !== retryTopic(group)) return;
   const original = msg.properties[MessageConst.RETRY_TOPIC];
-  if (original !== undefined && msg.topic === retryTopic(group)) msg.topic = original;
+  if (original !== undefined) msg.topic = original;
 }
 
 export { decodeProperties, encodeProperties };

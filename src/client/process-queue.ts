@@ -70,10 +70,14 @@ export class ProcessQueue {
     this.wakeRoom();
   }
 
+  /** Whether the queue is under both limits. */
+  hasRoom(limits: FlowLimits): boolean {
+    return this.msgs.size < limits.messagesMax && this.bytes < limits.bytesMax;
+  }
+
   /** Resolves once the queue is under both limits, or dropped. */
   waitForRoom(limits: FlowLimits): Promise<void> | undefined {
-    if (this.dropped || (this.msgs.size < limits.messagesMax && this.bytes < limits.bytesMax))
-      return undefined;
+    if (this.dropped || this.hasRoom(limits)) return undefined;
     return new Promise((resolve) => {
       const check = () => {
         if (this.dropped || (this.msgs.size < limits.messagesMax && this.bytes < limits.bytesMax)) resolve();

@@ -45,16 +45,31 @@ export interface PullLoopDeps {
   onNothingFound?(target: PullTarget, nextOffset: number): void;
 }
 
+/** A pull already sent for the offset a FOUND result moved to, before its messages were handed over. */
+interface NextPull {
+  readonly offset: number;
+  readonly generation: number;
+  readonly result: Promise<PullResult | null>;
+}
+
 export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void> {
   const log = d.client.log.child({ mq: `${t.mq.topic}/${t.mq.brokerName}/${t.mq.queueId}` });
+  let next: NextPull | null = null;
   while (!t.pq.dropped && !d.signal.aborted) {
-    await t.pq.waitForRoom(d.limits);
-    if (t.pq.dropped || d.signal.aborted) break;
+    const early = next;
+    next = null;
+    // A pull sent early is used only if nothing moved the queue since (a seek, OFFSET_ILLEGAL).
+    const usable = early !== null && early.generation === t.pq.generation && early.offset === t.nextOffset;
+    if (early !== null && !usable) early.result.catch(() => {});
+    if (!usable) {
+      await t.pq.waitForRoom(d.limits);
+      if (t.pq.dropped || d.signal.aborted) break;
+    }
     const generation = t.pq.generation;
     const offset = t.nextOffset;
     let result: PullResult | null;
     try {
-      result = await untilAborted(pullOnce(t.mq, offset, d), d.signal);
+      result = await (usable ? early.result : untilAborted(pullOnce(t.mq, offset, d), d.signal));
       if (result === null) break;
     } catch (err) {
       if (t.pq.dropped || d.signal.aborted) break;
@@ -71,6 +86,14 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
         const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
         if (msgs.length > 0) {
           t.pq.put(msgs);
+          // Still under the flow limits: the next pull goes out before the listener runs, so the
+          // broker reads while this batch is consumed.
+          if (t.pq.hasRoom(d.limits) && !d.signal.aborted)
+            next = {
+              offset: t.nextOffset,
+              generation,
+              result: untilAborted(pullOnce(t.mq, t.nextOffset, d), d.signal),
+            };
           d.onFound(t, msgs);
         } else if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
         break;
@@ -90,6 +113,7 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
         break;
     }
   }
+  next?.result.catch(() => {});
 }
 
 /**
