@@ -93,6 +93,19 @@ function known(ip: Uint8Array, port: number): KnownHost {
   return { host, text: formatHostAddress(host) };
 }
 
+/** The well-known property names by length: reusing the constant spares hashing a fresh key. */
+const KNOWN_NAMES: readonly (readonly string[])[] = (() => {
+  const byLength: string[][] = [];
+  for (const name of Object.values(MessageConst)) (byLength[name.length] ??= []).push(name);
+  return byLength;
+})();
+
+function propertyName(s: string, start: number, end: number): string {
+  const known = KNOWN_NAMES[end - start];
+  if (known !== undefined) for (const name of known) if (s.startsWith(name, start)) return name;
+  return s.slice(start, end);
+}
+
 /**
  * Properties straight into an object, by Java's `string2messageProperties` rules (the same as
  * decodeProperties): an entry needs a non-empty name and value; a later duplicate wins.
@@ -105,7 +118,7 @@ export function propertiesObject(s: string): Record<string, string> {
     if (end < 0) end = s.length;
     const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
     if (end - start >= 3 && sep > start && sep < end - 1) {
-      const name = s.slice(start, sep);
+      const name = propertyName(s, start, sep);
       // Assignment would set the prototype; Object.fromEntries defines an own property.
       if (name === "__proto__")
         Object.defineProperty(out, name, {
