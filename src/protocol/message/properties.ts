@@ -94,22 +94,32 @@ export function splitKeys(keys: string | undefined): string[] {
  * map: the last entry named `key` whose value is not empty.
  */
 export function findProperty(s: string, key: string): string | undefined {
-  const needle = key + NAME_VALUE_SEPARATOR;
-  let from = s.length;
-  while (from >= 0) {
-    const at = s.lastIndexOf(needle, from);
-    if (at < 0) return undefined;
-    // A name starts the string or follows U+0002; anywhere else the match is inside a value.
-    if (at === 0 || s.charCodeAt(at - 1) === 2) {
-      const valueAt = at + needle.length;
-      let end = s.indexOf(PROPERTY_SEPARATOR, valueAt);
-      if (end < 0) end = s.length;
-      if (end > valueAt) return s.slice(valueAt, end);
-    }
-    from = at - 1;
+  let needle = needles.get(key);
+  if (needle === undefined) {
+    if (needles.size >= NEEDLES_MAX) needles.clear();
+    needle = key + NAME_VALUE_SEPARATOR;
+    needles.set(key, needle);
   }
-  return undefined;
+  // Forward: JSC's indexOf is far faster than lastIndexOf. The last match wins, as in decoding.
+  let valueAt = -1;
+  let valueEnd = -1;
+  for (let at = s.indexOf(needle); at >= 0; at = s.indexOf(needle, at + 1)) {
+    // A name starts the string or follows U+0002; anywhere else the match is inside a value.
+    if (at !== 0 && s.charCodeAt(at - 1) !== 2) continue;
+    const from = at + needle.length;
+    let end = s.indexOf(PROPERTY_SEPARATOR, from);
+    if (end < 0) end = s.length;
+    if (end > from) {
+      valueAt = from;
+      valueEnd = end;
+    }
+  }
+  return valueAt < 0 ? undefined : s.slice(valueAt, valueEnd);
 }
+
+/** `key + U+0001` per key looked up; keys are a handful of constants. */
+const needles = new Map<string, string>();
+const NEEDLES_MAX = 256;
 
 /**
  * True if `encodeProperties(decodeProperties(s))` is `s` itself (or `s` plus its missing trailing
@@ -125,7 +135,7 @@ export function isCanonicalProperties(s: string): boolean {
     const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
     if (sep <= start || sep >= end - 1) return false;
     for (let i = 0; i < n; i += 2) {
-      if (starts[i + 1]! - starts[i]! === sep - start && s.startsWith(s.slice(start, sep), starts[i]!)) {
+      if (starts[i + 1]! - starts[i]! === sep - start && sameChars(s, starts[i]!, start, sep - start)) {
         return false;
       }
     }
@@ -134,6 +144,11 @@ export function isCanonicalProperties(s: string): boolean {
     starts[n++] = sep;
     start = end + 1;
   }
+  return true;
+}
+
+function sameChars(s: string, a: number, b: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (s.charCodeAt(a + i) !== s.charCodeAt(b + i)) return false;
   return true;
 }
 
