@@ -12,15 +12,15 @@ import {
   decodeBatch,
   decodeProperties,
   encodeProperties,
-  findProperty,
   type HostAddress,
-  isCanonicalProperties,
   MessageConst,
   MessageSysFlag,
   mergeBatchProperties,
+  PICKED_KEYS,
   PROPERTY_SEPARATOR,
   PropertiesView,
   parseHostAddress,
+  pickCanonical,
 } from "../../src/protocol/message/index.ts";
 import { isWriteable } from "../../src/protocol/route/perm.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
@@ -56,7 +56,8 @@ export function createSendProcessor(ctx: BrokerContext) {
       return answer(e.code ?? ResponseCode.SYSTEM_ERROR, e.remark ?? String(err));
     }
     try {
-      const queueId = await checkAndPickQueue(ctx, header, rc);
+      const picked = checkAndPickQueue(ctx, header, rc);
+      const queueId = typeof picked === "number" ? picked : await picked;
       const messages = header.batch
         ? buildBatch(ctx, header, queueId, request.body, rc)
         : [buildMessage(ctx, header, queueId, request.body, rc)];
@@ -74,12 +75,15 @@ export function createSendProcessor(ctx: BrokerContext) {
   };
 }
 
-/** msgCheck (spec §1.4 step 3) and queue choice (step 4); auto-creates the topic when allowed. */
-async function checkAndPickQueue(
+/**
+ * msgCheck (spec §1.4 step 3) and queue choice (step 4); auto-creates the topic when allowed.
+ * Synchronous when the topic exists, which is every send but a topic's first.
+ */
+function checkAndPickQueue(
   ctx: BrokerContext,
   h: SendMessageRequestHeader,
   rc: RequestContext,
-): Promise<number> {
+): number | Promise<number> {
   const problem = topicNameProblem(h.topic);
   if (problem) throw new RemotingError(ResponseCode.INVALID_PARAMETER, problem);
   if (NOT_ALLOWED_SEND_TOPICS.has(h.topic)) {
@@ -91,18 +95,32 @@ async function checkAndPickQueue(
       `the broker[${ctx.brokerConfig.brokerName}] sending message is forbidden`,
     );
   }
-  let topic = ctx.topics.get(h.topic);
+  const topic = ctx.topics.get(h.topic);
+  return topic ? pickQueue(topic, h, rc) : createTopicAndPickQueue(ctx, h, rc);
+}
+
+async function createTopicAndPickQueue(
+  ctx: BrokerContext,
+  h: SendMessageRequestHeader,
+  rc: RequestContext,
+): Promise<number> {
+  const sysFlag = h.unitMode ? 1 : 0;
+  let topic = await ctx.topics.createInSendMessage(h.topic, h.defaultTopic, h.defaultTopicQueueNums, sysFlag);
+  if (!topic && isRetryTopic(h.topic)) topic = await ctx.topics.createIfAbsent(h.topic, 1, 6, sysFlag);
   if (!topic) {
-    const sysFlag = h.unitMode ? 1 : 0;
-    topic = await ctx.topics.createInSendMessage(h.topic, h.defaultTopic, h.defaultTopicQueueNums, sysFlag);
-    if (!topic && isRetryTopic(h.topic)) topic = await ctx.topics.createIfAbsent(h.topic, 1, 6, sysFlag);
-    if (!topic) {
-      throw new RemotingError(
-        ResponseCode.TOPIC_NOT_EXIST,
-        `topic[${h.topic}] not exist, apply first please! (producer ${rc.connection.remoteAddress})`,
-      );
-    }
+    throw new RemotingError(
+      ResponseCode.TOPIC_NOT_EXIST,
+      `topic[${h.topic}] not exist, apply first please! (producer ${rc.connection.remoteAddress})`,
+    );
   }
+  return pickQueue(topic, h, rc);
+}
+
+function pickQueue(
+  topic: { readonly writeQueueNums: number; readonly readQueueNums: number },
+  h: SendMessageRequestHeader,
+  rc: RequestContext,
+): number {
   const queueMax = Math.max(topic.writeQueueNums, topic.readQueueNums);
   if (h.queueId >= queueMax) {
     throw new RemotingError(
@@ -163,21 +181,31 @@ function storedProperties(
   client: string,
   suffix: string,
 ): { properties: ReadonlyMap<string, string>; propertiesString: string } {
+  const picked = pickCanonical(client);
   if (
-    isCanonicalProperties(client) &&
-    findProperty(client, MessageConst.CLUSTER) === undefined &&
-    findProperty(client, MessageConst.MSG_REGION) === undefined &&
-    findProperty(client, MessageConst.TRACE_ON) === undefined
+    picked &&
+    picked[CLUSTER_AT] === undefined &&
+    picked[REGION_AT] === undefined &&
+    picked[TRACE_AT] === undefined
   ) {
     const joined =
       client.length === 0 || client.endsWith(PROPERTY_SEPARATOR)
         ? client + suffix
         : client + PROPERTY_SEPARATOR + suffix;
-    return { properties: new PropertiesView(joined), propertiesString: joined };
+    // An empty config value is dropped by encodeProperties, so the string then has no such key.
+    const c = ctx.brokerConfig;
+    picked[CLUSTER_AT] = c.brokerClusterName || undefined;
+    picked[REGION_AT] = c.regionId || undefined;
+    picked[TRACE_AT] = String(c.traceOn);
+    return { properties: new PropertiesView(joined, picked), propertiesString: joined };
   }
   const props = completeProperties(ctx, decodeProperties(client));
   return { properties: props, propertiesString: encodeProperties(props) };
 }
+
+const CLUSTER_AT = PICKED_KEYS.indexOf(MessageConst.CLUSTER);
+const REGION_AT = PICKED_KEYS.indexOf(MessageConst.MSG_REGION);
+const TRACE_AT = PICKED_KEYS.indexOf(MessageConst.TRACE_ON);
 
 function rejectUnsupported(ctx: BrokerContext, props: ReadonlyMap<string, string>, sysFlag: number): void {
   const prepared = (sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0;

@@ -121,30 +121,58 @@ export function findProperty(s: string, key: string): string | undefined {
 const needles = new Map<string, string>();
 const NEEDLES_MAX = 256;
 
+/** Keys the broker and store read on every send; `pickCanonical` finds them in its one pass. */
+export const PICKED_KEYS: readonly string[] = [
+  MessageConst.TAGS,
+  MessageConst.KEYS,
+  MessageConst.UNIQ_KEY,
+  MessageConst.WAIT,
+  MessageConst.DELAY,
+  MessageConst.TRAN_MSG,
+  MessageConst.CLUSTER,
+  MessageConst.MSG_REGION,
+  MessageConst.TRACE_ON,
+];
+
 /**
- * True if `encodeProperties(decodeProperties(s))` is `s` itself (or `s` plus its missing trailing
- * U+0002): every entry has a name and a value, and no name repeats. Allocates nothing.
+ * If `encodeProperties(decodeProperties(s))` is `s` itself (or `s` plus its missing trailing
+ * U+0002), i.e. every entry has a name and a value and no name repeats: the values of
+ * `PICKED_KEYS`, by position. Otherwise undefined.
  */
-export function isCanonicalProperties(s: string): boolean {
+export function pickCanonical(s: string): (string | undefined)[] | undefined {
   const starts = canonicalScratch;
+  const picked: (string | undefined)[] = new Array(PICKED_KEYS.length).fill(undefined);
   let n = 0;
   let start = 0;
   while (start < s.length) {
     let end = s.indexOf(PROPERTY_SEPARATOR, start);
     if (end < 0) end = s.length;
     const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
-    if (sep <= start || sep >= end - 1) return false;
+    if (sep <= start || sep >= end - 1) return undefined;
+    const nameLength = sep - start;
     for (let i = 0; i < n; i += 2) {
-      if (starts[i + 1]! - starts[i]! === sep - start && sameChars(s, starts[i]!, start, sep - start)) {
-        return false;
+      if (starts[i + 1]! - starts[i]! === nameLength && sameChars(s, starts[i]!, start, nameLength)) {
+        return undefined;
       }
     }
-    if (n + 2 > starts.length) return false;
+    if (n + 2 > starts.length) return undefined;
     starts[n++] = start;
     starts[n++] = sep;
+    for (let k = 0; k < PICKED_KEYS.length; k++) {
+      const key = PICKED_KEYS[k]!;
+      if (key.length === nameLength && s.startsWith(key, start)) {
+        picked[k] = s.slice(sep + 1, end);
+        break;
+      }
+    }
     start = end + 1;
   }
-  return true;
+  return picked;
+}
+
+/** True if re-encoding the decoded `s` gives `s` back, up to the trailing U+0002 (see `pickCanonical`). */
+export function isCanonicalProperties(s: string): boolean {
+  return pickCanonical(s) !== undefined;
 }
 
 function sameChars(s: string, a: number, b: number, len: number): boolean {
@@ -156,14 +184,18 @@ function sameChars(s: string, a: number, b: number, len: number): boolean {
 const canonicalScratch = new Int32Array(128);
 
 /**
- * A read-only view of a properties string that answers `get` by scanning the string and decodes
- * it into a map only when iterated. The send path looks up a handful of keys per message; most
- * messages are never iterated.
+ * A read-only view of a properties string that answers `get` from the values `pickCanonical`
+ * found, else by scanning the string, and decodes it into a map only when iterated. The send path
+ * looks up a handful of keys per message; most messages are never iterated.
  */
 export class PropertiesView implements ReadonlyMap<string, string> {
   private decoded: Map<string, string> | undefined;
 
-  constructor(readonly encoded: string) {}
+  /** `picked[i]` must be what the string holds under `PICKED_KEYS[i]`. */
+  constructor(
+    readonly encoded: string,
+    private readonly picked?: readonly (string | undefined)[],
+  ) {}
 
   private map(): Map<string, string> {
     this.decoded ??= decodeProperties(this.encoded);
@@ -171,6 +203,10 @@ export class PropertiesView implements ReadonlyMap<string, string> {
   }
 
   get(key: string): string | undefined {
+    if (this.picked) {
+      const i = PICKED_KEYS.indexOf(key);
+      if (i >= 0) return this.picked[i];
+    }
     return this.decoded ? this.decoded.get(key) : findProperty(this.encoded, key);
   }
 

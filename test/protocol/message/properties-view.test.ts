@@ -4,7 +4,9 @@ import {
   encodeProperties,
   findProperty,
   isCanonicalProperties,
+  PICKED_KEYS,
   PropertiesView,
+  pickCanonical,
 } from "../../../src/protocol/message/index.ts";
 
 /** Every string of length ≤ 7 over a small alphabet that includes both separators. */
@@ -32,6 +34,24 @@ describe("properties scanned without a map", () => {
       const same = again === s || again === `${s}\u0002`;
       expect([s, isCanonicalProperties(s)]).toEqual([s, same]);
     }
+  });
+
+  test("pickCanonical finds the picked keys' values whenever the string is canonical", () => {
+    const names = ["TAGS", "TAG", "WAIT", "UNIQ_KEY", "X", ""];
+    const values = ["v", "", "a\u0001b"];
+    const entries = names.flatMap((n) => values.map((v) => `${n}\u0001${v}`));
+    const joins = (list: string[]) => [list.join("\u0002"), `${list.join("\u0002")}\u0002`];
+    for (const a of entries)
+      for (const b of entries)
+        for (const s of [...joins([a]), ...joins([a, b]), ...joins([b, a, "KEYS\u0001k"])]) {
+          const picked = pickCanonical(s);
+          expect([s, picked !== undefined]).toEqual([s, isCanonicalProperties(s)]);
+          if (!picked) continue;
+          const map = decodeProperties(s);
+          expect([s, picked]).toEqual([s, PICKED_KEYS.map((k) => map.get(k))]);
+          const view = new PropertiesView(s, picked);
+          expect(PICKED_KEYS.map((k) => view.get(k))).toEqual(PICKED_KEYS.map((k) => map.get(k)));
+        }
   });
 
   test("a PropertiesView reads and iterates like the decoded map", () => {
