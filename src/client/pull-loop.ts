@@ -45,35 +45,41 @@ export interface PullLoopDeps {
   onNothingFound?(target: PullTarget, nextOffset: number): void;
 }
 
-/** A pull already sent for the offset a FOUND result moved to, before its messages were handed over. */
-interface NextPull {
+/** A pull already sent; it settles with the result, null on abort, or the error (never rejects). */
+interface SentPull {
   readonly offset: number;
   readonly generation: number;
-  readonly result: Promise<PullResult | null>;
+  readonly outcome: Promise<PullResult | null | Error>;
 }
 
 export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void> {
   const log = d.client.log.child({ mq: `${t.mq.topic}/${t.mq.brokerName}/${t.mq.queueId}` });
-  let next: NextPull | null = null;
+  const send = (offset: number): SentPull => ({
+    offset,
+    generation: t.pq.generation,
+    outcome: untilAborted(pullOnce(t.mq, offset, d), d.signal).catch((err: unknown) =>
+      err instanceof Error ? err : new Error(String(err)),
+    ),
+  });
+  /** The pull for nextBeginOffset, sent before the last batch was handed over. */
+  let ahead: SentPull | undefined;
   while (!t.pq.dropped && !d.signal.aborted) {
-    const early = next;
-    next = null;
-    // A pull sent early is used only if nothing moved the queue since (a seek, OFFSET_ILLEGAL).
-    const usable = early !== null && early.generation === t.pq.generation && early.offset === t.nextOffset;
-    if (early !== null && !usable) early.result.catch(() => {});
-    if (!usable) {
+    let sent = ahead;
+    ahead = undefined;
+    // A pull sent ahead is used only if nothing moved the queue since (a seek, OFFSET_ILLEGAL).
+    if (sent !== undefined && (sent.generation !== t.pq.generation || sent.offset !== t.nextOffset))
+      sent = undefined;
+    if (sent === undefined) {
       await t.pq.waitForRoom(d.limits);
       if (t.pq.dropped || d.signal.aborted) break;
+      sent = send(t.nextOffset);
     }
-    const generation = t.pq.generation;
-    const offset = t.nextOffset;
-    let result: PullResult | null;
-    try {
-      result = await (usable ? early.result : untilAborted(pullOnce(t.mq, offset, d), d.signal));
-      if (result === null) break;
-    } catch (err) {
+    const { generation, offset } = sent;
+    const result = await sent.outcome;
+    if (result === null) break;
+    if (result instanceof Error) {
       if (t.pq.dropped || d.signal.aborted) break;
-      log.warn({ err: (err as Error).message, offset }, "pull failed, backing off");
+      log.warn({ err: result.message, offset }, "pull failed, backing off");
       void d.client.refreshRoute(t.mq.topic).catch(() => null);
       await pause(d.errorDelayMs, d.signal);
       continue;
@@ -88,12 +94,7 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
           t.pq.put(msgs);
           // Still under the flow limits: the next pull goes out before the listener runs, so the
           // broker reads while this batch is consumed.
-          if (t.pq.hasRoom(d.limits) && !d.signal.aborted)
-            next = {
-              offset: t.nextOffset,
-              generation,
-              result: untilAborted(pullOnce(t.mq, t.nextOffset, d), d.signal),
-            };
+          if (t.pq.hasRoom(d.limits) && !d.signal.aborted) ahead = send(t.nextOffset);
           d.onFound(t, msgs);
         } else if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
         break;
@@ -113,7 +114,6 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
         break;
     }
   }
-  next?.result.catch(() => {});
 }
 
 /**
