@@ -10,7 +10,7 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, open, unlink } from "node:fs/promises";
-import { javaStringHash, readI64, writeI64 } from "../../src/protocol/message/index.ts";
+import { javaStringHashFrom, readI64, writeI64 } from "../../src/protocol/message/index.ts";
 
 export const INDEX_HEADER = {
   beginTimestamp: [0, 8],
@@ -35,7 +35,12 @@ const INT_MAX = 0x7fffffff;
 
 /** `abs(key.hashCode())`, with `abs(Integer.MIN_VALUE)` taken as 0 (spec §6.4). */
 export function indexKeyHash(key: string): number {
-  const h = javaStringHash(key);
+  return indexKeyHashFrom(0, key);
+}
+
+/** `indexKeyHash(prefix + key)` given `seed = javaStringHash(prefix)`. */
+export function indexKeyHashFrom(seed: number, key: string): number {
+  const h = javaStringHashFrom(seed, key);
   return h === -0x80000000 ? 0 : Math.abs(h);
 }
 
@@ -108,8 +113,12 @@ export class IndexFile {
 
   /** Adds one key; false if the file is full. Runs on the dispatch path only (file active). */
   put(key: string, phyOffset: number, storeTimestamp: number): boolean {
+    return this.putHash(indexKeyHash(key), phyOffset, storeTimestamp);
+  }
+
+  /** `put` for a key whose `indexKeyHash` is already known. */
+  putHash(keyHash: number, phyOffset: number, storeTimestamp: number): boolean {
     if (this.isFull || !this.slots) return false;
-    const keyHash = indexKeyHash(key);
     const slot = keyHash % this.slotNum;
     let prev = this.slots[slot]!;
     if (prev <= 0 || prev > this.indexCount) prev = 0;

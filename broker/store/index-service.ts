@@ -5,9 +5,17 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
-import { MessageSysFlag, splitKeys, transactionType } from "../../src/protocol/message/index.ts";
+import {
+  javaStringHash,
+  MessageSysFlag,
+  splitKeys,
+  transactionType,
+} from "../../src/protocol/message/index.ts";
 import type { DispatchRequest } from "./dispatch-request.ts";
-import { IndexFile } from "./index-file.ts";
+import { IndexFile, indexKeyHashFrom } from "./index-file.ts";
+
+/** Topics whose `topic#` hash is remembered; the table starts over when it fills. */
+const TOPIC_SEEDS_MAX = 4096;
 
 const INDEX_NAME = /^\d{17}$/;
 
@@ -31,6 +39,8 @@ export class IndexService {
   /** Messages below this physical offset are already indexed (recovery replays skip them). */
   indexedBelow = 0;
   private sealing: Promise<void>[] = [];
+  /** `javaStringHash("topic#")` per topic. */
+  private readonly topicSeeds = new Map<string, number>();
 
   constructor(
     readonly dir: string,
@@ -82,12 +92,18 @@ export class IndexService {
   build(req: DispatchRequest): void {
     if (req.commitLogOffset < this.indexedBelow) return;
     if (transactionType(req.sysFlag) === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) return;
-    const keys: string[] = [];
-    if (req.uniqKey) keys.push(req.uniqKey);
-    for (const k of splitKeys(req.keys)) keys.push(k);
-    for (const k of keys) {
-      const key = `${req.topic}#${k}`;
-      this.active().put(key, req.commitLogOffset, req.storeTimestamp);
+    // The entry key is `topic#k`; its hash continues from the hash of `topic#`.
+    let seed = this.topicSeeds.get(req.topic);
+    if (seed === undefined) {
+      if (this.topicSeeds.size >= TOPIC_SEEDS_MAX) this.topicSeeds.clear();
+      seed = javaStringHash(`${req.topic}#`);
+      this.topicSeeds.set(req.topic, seed);
+    }
+    if (req.uniqKey)
+      this.active().putHash(indexKeyHashFrom(seed, req.uniqKey), req.commitLogOffset, req.storeTimestamp);
+    if (!req.keys) return;
+    for (const k of splitKeys(req.keys)) {
+      this.active().putHash(indexKeyHashFrom(seed, k), req.commitLogOffset, req.storeTimestamp);
     }
   }
 

@@ -5,7 +5,12 @@
 
 /** `String.hashCode`: over UTF-16 code units, `h = 31·h + unit`, wrapping as signed 32-bit. */
 export function javaStringHash(s: string): number {
-  let h = 0;
+  return javaStringHashFrom(0, s);
+}
+
+/** With `seed = javaStringHash(a)`, `javaStringHash(a + s)` without building the concatenation. */
+export function javaStringHashFrom(seed: number, s: string): number {
+  let h = seed;
   for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
   return h;
 }
@@ -16,5 +21,12 @@ export function javaStringHash(s: string): number {
  */
 export function tagsCodeOf(tags: string | undefined): number {
   if (tags === undefined || tags.length === 0) return 0;
-  return javaStringHash(tags);
+  if (tags === lastTags) return lastTagsCode;
+  lastTagsCode = javaStringHash(tags);
+  lastTags = tags;
+  return lastTagsCode;
 }
+
+// Producers mostly repeat one tag: remember the last one.
+let lastTags = "";
+let lastTagsCode = 0;

@@ -20,6 +20,20 @@ import { MagicCode, MessageSysFlag, TOPIC_V1_BYTES_MAX } from "./sys-flag.ts";
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
+/** UTF-8 of recent topics. The arrays are shared: writers copy them and never change them. */
+const topicBytesCache = new Map<string, Uint8Array>();
+const TOPIC_BYTES_CACHE_MAX = 4096;
+
+function topicBytesOf(topic: string): Uint8Array {
+  let bytes = topicBytesCache.get(topic);
+  if (bytes === undefined) {
+    if (topicBytesCache.size >= TOPIC_BYTES_CACHE_MAX) topicBytesCache.clear();
+    bytes = utf8.encode(topic);
+    topicBytesCache.set(topic, bytes);
+  }
+  return bytes;
+}
+
 /** Largest topic in a v2 record: its length field is an i16. */
 export const TOPIC_V2_BYTES_MAX = 32767;
 
@@ -71,7 +85,7 @@ export class RecordTooLargeError extends Error {
  * 127 bytes (spec §4.2). Throws RecordTooLargeError if a length field would overflow.
  */
 export function prepareRecord(input: RecordInput): PreparedRecord {
-  const topicBytes = utf8.encode(input.topic);
+  const topicBytes = topicBytesOf(input.topic);
   const propertiesBytes = utf8.encode(input.properties);
   if (propertiesBytes.length > PROPERTIES_BYTES_MAX) {
     throw new RecordTooLargeError("properties", propertiesBytes.length);

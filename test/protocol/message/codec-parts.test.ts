@@ -14,6 +14,7 @@ import {
   formatHostAddress,
   hostAddress,
   javaStringHash,
+  javaStringHashFrom,
   mergeBatchProperties,
   parseHostAddress,
   splitKeys,
@@ -29,6 +30,20 @@ describe("java String.hashCode and tags code", () => {
   test("untagged messages have tags code 0; a character outside the BMP hashes as two units", () => {
     expect([tagsCodeOf(undefined), tagsCodeOf(""), tagsCodeOf("a")]).toEqual([0, 0, 97]);
     expect(javaStringHash("😀")).toBe(0xd83d * 31 + 0xde00);
+  });
+  test("hashing from a prefix's hash equals hashing the concatenation", () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string(),
+        (a, b) => javaStringHashFrom(javaStringHash(a), b) === javaStringHash(a + b),
+      ),
+    );
+  });
+  test("the tags code of a repeated tag is the same as of a fresh one", () => {
+    expect([tagsCodeOf("TagA"), tagsCodeOf("TagA"), tagsCodeOf("TagB"), tagsCodeOf("TagA")]).toEqual([
+      2598919, 2598919, 2598920, 2598919,
+    ]);
   });
 });
 
