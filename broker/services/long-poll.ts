@@ -55,6 +55,7 @@ export class LongPollService {
 
   /** A message was dispatched: wake the pulls of that queue that it may satisfy. */
   notifyMessageArriving(topic: string, queueId: number, maxOffset: number, tagsCode?: number): void {
+    if (this.byQueue.size === 0) return;
     const key = `${topic}@${queueId}`;
     const parked = this.byQueue.get(key);
     if (!parked) return;

@@ -160,7 +160,7 @@ export class FileMessageStore implements MessageStore {
     return undefined;
   }
 
-  async putMessage(msg: MessageToStore): Promise<PutMessageResult> {
+  putMessage(msg: MessageToStore): Promise<PutMessageResult> {
     return this.put([msg], waitStoreMsgOk(msg));
   }
 
