@@ -28,6 +28,9 @@ export interface Chunk {
 /** Default chunk capacity; a larger record gets a chunk of its own size. */
 const CHUNK_BYTES = 1024 * 1024;
 
+/** Released chunk buffers kept for reuse. */
+const SPARE_BUFFERS_MAX = 4;
+
 export class CommitLog {
   readonly segments: SegmentList;
   /** Next append position: one past the last appended byte. */
@@ -39,6 +42,11 @@ export class CommitLog {
   /** Store time of the last appended record; store times never go backwards. */
   lastStoreTimestamp = 0;
   readonly chunks: Chunk[] = [];
+  /**
+   * Buffers of released chunks, reused by new ones: a fresh 1 MiB array costs its page faults and
+   * zeroing again on every chunk. Nothing outside holds a view of a chunk (reads copy).
+   */
+  private readonly spareBuffers: Uint8Array[] = [];
   /** Chunks started so far; the store lets the event loop turn when this moves (see the flusher). */
   chunksStarted = 0;
 
@@ -113,7 +121,8 @@ export class CommitLog {
       return last;
     }
     this.chunksStarted++;
-    const buf = new Uint8Array(Math.max(CHUNK_BYTES, need));
+    const spare = need <= CHUNK_BYTES ? this.spareBuffers.pop() : undefined;
+    const buf = spare ?? new Uint8Array(Math.max(CHUNK_BYTES, need));
     const c: Chunk = { start: this.maxOffset, seg, buf, dv: new DataView(buf.buffer), used: 0, written: 0 };
     this.chunks.push(c);
     return c;
@@ -126,6 +135,8 @@ export class CommitLog {
       const c = this.chunks[0]!;
       if (c.start + c.used > upTo || c.written < c.used || c === this.chunks.at(-1)) break;
       this.chunks.shift();
+      if (c.buf.length === CHUNK_BYTES && this.spareBuffers.length < SPARE_BUFFERS_MAX)
+        this.spareBuffers.push(c.buf);
     }
   }
 
@@ -139,10 +150,13 @@ export class CommitLog {
     return undefined;
   }
 
-  /** Bytes [offset, offset+len) if they are still in memory (a view; never mutated later). */
+  /**
+   * Bytes [offset, offset+len) if they are still in memory: a copy, because a released chunk's
+   * buffer is reused for later appends.
+   */
   readBuffered(offset: number, len: number): Uint8Array | undefined {
     const c = this.chunkHolding(offset, len);
-    return c ? c.buf.subarray(offset - c.start, offset - c.start + len) : undefined;
+    return c ? c.buf.slice(offset - c.start, offset - c.start + len) : undefined;
   }
 
   /**
