@@ -26,6 +26,27 @@ function hex32(n: number): string {
   );
 }
 
+/** Char codes of the upper-case hex digits. */
+const HEX_DIGIT: readonly number[] = Array.from("0123456789ABCDEF", (c) => c.charCodeAt(0));
+
+/**
+ * `hex32` for the offset id's hot path: one flat string from one native call, where `hex32`
+ * concatenates four table strings into a rope that is flattened later.
+ */
+function hex32Flat(n: number): string {
+  const d = HEX_DIGIT;
+  return String.fromCharCode(
+    d[(n >>> 28) & 15]!,
+    d[(n >>> 24) & 15]!,
+    d[(n >>> 20) & 15]!,
+    d[(n >>> 16) & 15]!,
+    d[(n >>> 12) & 15]!,
+    d[(n >>> 8) & 15]!,
+    d[(n >>> 4) & 15]!,
+    d[n & 15]!,
+  );
+}
+
 /** `ip · port` of a store host in hex, per host object (hosts are few and long-lived). */
 const hostHex = new WeakMap<HostAddress, string>();
 
@@ -47,7 +68,7 @@ export function encodeOffsetMessageId(storeHost: HostAddress, physicalOffset: nu
   }
   // The i64 as two 32-bit halves; Math.floor keeps the sign in the high half (|n| < 2^53).
   const hi = Math.floor(physicalOffset / 0x1_0000_0000);
-  return prefix + hex32(hi) + hex32(physicalOffset - hi * 0x1_0000_0000);
+  return prefix + (hi === 0 ? "00000000" : hex32Flat(hi)) + hex32Flat(physicalOffset - hi * 0x1_0000_0000);
 }
 
 export interface DecodedOffsetMessageId {

@@ -88,6 +88,15 @@ describe("properties", () => {
 });
 
 describe("message ids and host addresses", () => {
+  test("an offset id carries any physical offset up to 2^53 as 16 upper-case hex digits", () => {
+    const host = hostAddress("192.168.0.1", 10911);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => {
+        const id = encodeOffsetMessageId(host, n);
+        return id === `C0A8000100002A9F${n.toString(16).toUpperCase().padStart(16, "0")}`;
+      }),
+    );
+  });
   test("offset id of 192.168.0.1:10911 at offset 0 is the spec §3.1 example and decodes back", () => {
     const id = encodeOffsetMessageId(hostAddress("192.168.0.1", 10911), 0);
     expect(id).toBe("C0A8000100002A9F0000000000000000");
