@@ -93,15 +93,18 @@ function known(ip: Uint8Array, port: number): KnownHost {
   return { host, text: formatHostAddress(host) };
 }
 
-/** The well-known property names by length: reusing the constant spares hashing a fresh key. */
-const KNOWN_NAMES: readonly (readonly string[])[] = (() => {
-  const byLength: string[][] = [];
-  for (const name of Object.values(MessageConst)) (byLength[name.length] ??= []).push(name);
-  return byLength;
-})();
+/**
+ * The well-known property names by length and first character: reusing the constant spares
+ * hashing a fresh key string when it is set on the object.
+ */
+const KNOWN_NAMES = new Map<number, readonly string[]>();
+for (const name of Object.values(MessageConst)) {
+  const key = name.length * 0x1_0000 + name.charCodeAt(0);
+  KNOWN_NAMES.set(key, [...(KNOWN_NAMES.get(key) ?? []), name]);
+}
 
 function propertyName(s: string, start: number, end: number): string {
-  const known = KNOWN_NAMES[end - start];
+  const known = KNOWN_NAMES.get((end - start) * 0x1_0000 + s.charCodeAt(start));
   if (known !== undefined) for (const name of known) if (s.startsWith(name, start)) return name;
   return s.slice(start, end);
 }
@@ -136,13 +139,11 @@ export function propertiesObject(s: string): Record<string, string> {
 
 /**
  * Every whole record of a pull/query body as a MessageExt; stops at the first short or empty one.
- * The message bodies are views of one copy of `source`.
+ * Message bodies are views of `body`, not copies: a response body is never written after it is
+ * decoded (the frame decoder keeps socket chunks across callbacks, so they are never reused).
  */
-export function readMessages(source: Uint8Array, brokerName: string): MessageExt[] {
+export function readMessages(body: Uint8Array, brokerName: string): MessageExt[] {
   const out: MessageExt[] = [];
-  // One copy per body, not per message: bodies are views of it, and none of the transport's
-  // buffers outlive the call.
-  const body = source.slice();
   const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
   const strings = new BodyStrings(body);
   let pos = 0;
