@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
 import {
   javaStringHash,
+  KEY_SEPARATOR,
   MessageSysFlag,
   splitKeys,
   transactionType,
@@ -102,6 +103,10 @@ export class IndexService {
     if (req.uniqKey)
       this.active().putHash(indexKeyHashFrom(seed, req.uniqKey), req.commitLogOffset, req.storeTimestamp);
     if (!req.keys) return;
+    if (!req.keys.includes(KEY_SEPARATOR)) {
+      this.active().putHash(indexKeyHashFrom(seed, req.keys), req.commitLogOffset, req.storeTimestamp);
+      return;
+    }
     for (const k of splitKeys(req.keys)) {
       this.active().putHash(indexKeyHashFrom(seed, k), req.commitLogOffset, req.storeTimestamp);
     }
