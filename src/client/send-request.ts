@@ -126,10 +126,11 @@ export function sendRequestParts(
   mq: MessageQueue,
   producerGroup: string,
 ): { code: number; ext: ExtFields; body: Uint8Array } {
-  const properties = new Map(p.properties);
+  let properties = p.properties;
   let reconsumeTimes = 0;
   let maxReconsumeTimes: number | undefined;
   if (p.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
+    properties = new Map(properties);
     // Retry sends move the counters from properties into the header (Java sendKernelImpl).
     reconsumeTimes = Number(properties.get(MessageConst.RECONSUME_TIME) ?? 0);
     properties.delete(MessageConst.RECONSUME_TIME);
