@@ -214,6 +214,10 @@ export class PushConsumer implements ConsumerMember {
 
   private submit(t: PullTarget, msgs: MessageExt[]): void {
     const size = Math.max(1, this.o.consumeBatchSize ?? 1);
+    if (msgs.length <= size) {
+      this.runConsume(t, msgs);
+      return;
+    }
     for (let i = 0; i < msgs.length; i += size) {
       const batch = msgs.slice(i, i + size);
       this.runConsume(t, batch);
