@@ -2,8 +2,8 @@
  * The consumer's decoder of pull and query bodies: stored records (spec §4.1) straight into
  * MessageExt, with the same values decodeRecord + toMessageExt give, but without their
  * intermediate objects: one DataView per body, positions from `recordLayout` cached per record
- * shape, properties parsed straight into an object, and topic, host and msgId-prefix strings
- * decoded once per body (they repeat across its records).
+ * shape, properties parsed straight into an object, message bodies as views of the pulled bytes,
+ * and topic, host and msgId-prefix strings decoded once per body (they repeat across its records).
  */
 import {
   encodeOffsetMessageId,
