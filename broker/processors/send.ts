@@ -361,8 +361,9 @@ function respond(
     return answer(code, remark);
   }
   const bytes = messages.reduce((sum, m) => sum + m.body.length, 0);
-  ctx.stats.putNums.add(messages.length);
-  ctx.stats.putSize.add(bytes);
+  const now = Date.now();
+  ctx.stats.putNums.add(messages.length, now);
+  ctx.stats.putSize.add(bytes, now);
   ctx.stats.countTopicPut(h.topic, messages.length, bytes);
   const ext = SendMessageResponseHeader.encode({
     msgId: put.result.msgId,
