@@ -72,6 +72,15 @@ async function ok(p: Promise<RemotingCommand>): Promise<RemotingCommand> {
   return r;
 }
 
+/** This process's CPU time (user + system) per call of `run`, in µs: the client's own cost, free of broker noise. */
+async function cpuPerCall<T>(run: (count: () => void) => Promise<T>): Promise<{ result: T; cpuUs: number }> {
+  let calls = 0;
+  const before = process.cpuUsage();
+  const result = await run(() => calls++);
+  const used = process.cpuUsage(before);
+  return { result, cpuUs: (used.user + used.system) / Math.max(calls, 1) };
+}
+
 function countRecords(body: Uint8Array): number {
   const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
   let n = 0;
@@ -112,8 +121,12 @@ const raw1 = await closedLoop(rawOne, 1, durationMs);
 const client1 = await closedLoop(() => producer.send(message), 1, durationMs);
 const raw128 = await closedLoop(rawOne, 128, durationMs);
 const client128 = await closedLoop(() => producer.send(message), 128, durationMs);
-const rawBatchRate = BATCH * (await closedLoop(rawBatch, 8, durationMs));
-const clientBatchRate = BATCH * (await closedLoop(() => producer.sendBatch(batch), 8, durationMs));
+const rawBatchRun = await cpuPerCall((count) => closedLoop(() => rawBatch().then(count), 8, durationMs));
+const rawBatchRate = BATCH * rawBatchRun.result;
+const clientBatchRun = await cpuPerCall((count) =>
+  closedLoop(() => producer.sendBatch(batch).then(count), 8, durationMs),
+);
+const clientBatchRate = BATCH * clientBatchRun.result;
 
 // Backlog: fill, then drain it with raw pulls (8 queues in parallel), then with a push consumer.
 for (let sent = 0; sent < BACKLOG; sent += BATCH) {
@@ -141,6 +154,7 @@ const perQueue = await Promise.all(
 const backlog = perQueue.reduce((a, b) => a + b, 0);
 let started = performance.now();
 let drained = 0;
+let cpuBefore = process.cpuUsage();
 await Promise.all(
   perQueue.map(async (max, queueId) => {
     for (let offset = 0; offset < max; ) {
@@ -153,6 +167,8 @@ await Promise.all(
   }),
 );
 const rawDrain = (drained * 1000) / (performance.now() - started);
+let cpu = process.cpuUsage(cpuBefore);
+const rawDrainCpuUs = (cpu.user + cpu.system) / Math.max(drained, 1);
 
 let consumed = 0;
 let allConsumed: () => void = () => {};
@@ -160,6 +176,7 @@ const done = new Promise<void>((resolve) => {
   allConsumed = resolve;
 });
 started = performance.now();
+cpuBefore = process.cpuUsage();
 const consumer = await createPushConsumer({
   namesrvAddr: srv.namesrvAddr,
   group: "BENCH_CLIENT_CG",
@@ -174,6 +191,8 @@ const consumer = await createPushConsumer({
 });
 await done;
 const pushDrain = (consumed * 1000) / (performance.now() - started);
+cpu = process.cpuUsage(cpuBefore);
+const pushDrainCpuUs = (cpu.user + cpu.system) / Math.max(consumed, 1);
 await consumer.shutdown();
 await producer.shutdown();
 await raw.shutdown();
@@ -200,6 +219,11 @@ const rows: Row[] = [
     ceiling: rawDrain,
     target: TARGET,
   },
+  // The bench's own process: client CPU per message, steadier than rates on a shared machine.
+  { name: "CPU, raw batch of 32", value: rawBatchRun.cpuUs / BATCH, unit: "µs/msg" },
+  { name: "CPU, producer.sendBatch of 32", value: clientBatchRun.cpuUs / BATCH, unit: "µs/msg" },
+  { name: "CPU, raw pull drain", value: rawDrainCpuUs, unit: "µs/msg" },
+  { name: "CPU, push consumer drain (start included)", value: pushDrainCpuUs, unit: "µs/msg" },
 ];
 printTable(
   `client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per measure`,
