@@ -26,7 +26,6 @@ export interface BatchItem {
   readonly properties: string;
 }
 
-const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
 /** Decodes a batch body; throws RangeError on a length that does not fit. */
@@ -56,22 +55,27 @@ export function decodeBatch(body: Uint8Array, itemsMax = 100_000): BatchItem[] {
 
 /** Encodes items as a client does (MessageDecoder.encodeMessages). */
 export function encodeBatch(items: readonly BatchItem[]): Uint8Array {
-  const props = items.map((i) => utf8.encode(i.properties));
-  const size = items.reduce((n, it, k) => n + BATCH_ITEM_FIXED_BYTES + it.body.length + props[k]!.length, 0);
-  const out = new Uint8Array(size);
-  const dv = new DataView(out.buffer);
+  // Properties are written straight into the output: one byte-length pass, no per-item arrays.
+  const propBytes = items.map((i) => Buffer.byteLength(i.properties, "utf8"));
+  let size = 0;
+  for (let k = 0; k < items.length; k++)
+    size += BATCH_ITEM_FIXED_BYTES + items[k]!.body.length + propBytes[k]!;
+  const bytes = new ArrayBuffer(size);
+  const out = Buffer.from(bytes);
+  const dv = new DataView(bytes);
   let pos = 0;
-  items.forEach((it, k) => {
-    const p = props[k]!;
-    const total = BATCH_ITEM_FIXED_BYTES + it.body.length + p.length;
+  for (let k = 0; k < items.length; k++) {
+    const it = items[k]!;
+    const p = propBytes[k]!;
+    const total = BATCH_ITEM_FIXED_BYTES + it.body.length + p;
     dv.setInt32(pos + BATCH_ITEM.totalSize[0], total);
     dv.setInt32(pos + BATCH_ITEM.flag[0], it.flag);
     dv.setInt32(pos + BATCH_ITEM.bodyLength[0], it.body.length);
     out.set(it.body, pos + 20);
-    dv.setInt16(pos + 20 + it.body.length, p.length);
-    out.set(p, pos + 22 + it.body.length);
+    dv.setInt16(pos + 20 + it.body.length, p);
+    if (p > 0) out.write(it.properties, pos + 22 + it.body.length, p, "utf8");
     pos += total;
-  });
+  }
   return out;
 }
 
