@@ -67,7 +67,6 @@ export function createSendProcessor(ctx: BrokerContext) {
       return respond(ctx, answer, header, queueId, messages, result);
     } catch (err) {
       if (err instanceof RemotingError) {
-        ctx.stats.sendFailed++;
         return answer(err.code, err.remark);
       }
       throw err;
@@ -331,6 +330,14 @@ const STATUS_ANSWERS: Partial<Record<PutMessageStatus, [number, string | null]>>
   [PutMessageStatus.UNKNOWN_ERROR]: [ResponseCode.SYSTEM_ERROR, "UNKNOWN_ERROR"],
 };
 
+/** Outcomes where the message is stored and the response header must be filled (spec §1.3). */
+const STORED: ReadonlySet<PutMessageStatus> = new Set([
+  PutMessageStatus.PUT_OK,
+  PutMessageStatus.FLUSH_DISK_TIMEOUT,
+  PutMessageStatus.FLUSH_SLAVE_TIMEOUT,
+  PutMessageStatus.SLAVE_NOT_AVAILABLE,
+]);
+
 function respond(
   ctx: BrokerContext,
   answer: (code: number, remark: string | null, ext?: Record<string, string>) => RemotingCommand,
@@ -343,28 +350,17 @@ function respond(
     put.status === PutMessageStatus.MESSAGE_ILLEGAL ||
     put.status === PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
   ) {
-    ctx.stats.sendFailed++;
     return answer(
       ResponseCode.MESSAGE_ILLEGAL,
       `the message is illegal, maybe msg body or properties length not matched. msg body length limit ${ctx.storeConfig.maxMessageSize}B, msg properties length limit 32KB.`,
     );
   }
   const [code, remark] = STATUS_ANSWERS[put.status] ?? [ResponseCode.SYSTEM_ERROR, put.status];
-  if (
-    !put.result ||
-    (code !== ResponseCode.SUCCESS &&
-      code !== ResponseCode.FLUSH_DISK_TIMEOUT &&
-      code !== ResponseCode.FLUSH_SLAVE_TIMEOUT &&
-      code !== ResponseCode.SLAVE_NOT_AVAILABLE)
-  ) {
-    ctx.stats.sendFailed++;
-    return answer(code, remark);
-  }
+  if (!put.result || !STORED.has(put.status)) return answer(code, remark);
   const bytes = messages.reduce((sum, m) => sum + m.body.length, 0);
   const now = Date.now();
   ctx.stats.putNums.add(messages.length, now);
   ctx.stats.putSize.add(bytes, now);
-  ctx.stats.countTopicPut(h.topic, messages.length, bytes);
   const ext = SendMessageResponseHeader.encode({
     msgId: put.result.msgId,
     queueId,

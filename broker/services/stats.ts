@@ -38,17 +38,4 @@ export class BrokerStats {
   readonly putSize = new RateCounter();
   readonly getNums = new RateCounter();
   readonly getSize = new RateCounter();
-  sendFailed = 0;
-  /** Per topic totals (topics are bounded by the topic table). */
-  readonly topicPuts = new Map<string, { nums: number; size: number }>();
-
-  countTopicPut(topic: string, nums: number, size: number): void {
-    const t = this.topicPuts.get(topic);
-    if (t) {
-      t.nums += nums;
-      t.size += size;
-    } else {
-      this.topicPuts.set(topic, { nums, size });
-    }
-  }
 }

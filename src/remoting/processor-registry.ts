@@ -58,10 +58,6 @@ export class ProcessorRegistry {
     return this;
   }
 
-  lane(name: string): Lane | undefined {
-    return this.lanes.get(name);
-  }
-
   register(code: number, processor: Processor | ProcessorRegistration): this {
     if (this.table.has(code)) throw new Error(`request code ${code} is registered twice`);
     this.table.set(code, this.entryOf(processor));

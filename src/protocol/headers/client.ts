@@ -10,5 +10,3 @@ export const UnregisterClientRequestHeader = defineHeader({
 export const GetConsumerListByGroupRequestHeader = defineHeader({ consumerGroup: field.string() });
 
 export const NotifyConsumerIdsChangedRequestHeader = defineHeader({ consumerGroup: field.string() });
-
-export const CheckClientConfigRequestHeader = defineHeader({ clientId: field.string().optional() });
