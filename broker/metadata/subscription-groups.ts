@@ -4,42 +4,14 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
+import {
+  type SubscriptionGroupConfig,
+  subscriptionGroupConfig,
+} from "../../src/protocol/body/subscription-group.ts";
 import { ConfigTable } from "./config-table.ts";
 import { bump, type DataVersion, newDataVersion, readDataVersion } from "./data-version.ts";
 
-export interface SubscriptionGroupConfig {
-  groupName: string;
-  consumeEnable: boolean;
-  consumeFromMinEnable: boolean;
-  consumeBroadcastEnable: boolean;
-  consumeMessageOrderly: boolean;
-  retryQueueNums: number;
-  retryMaxTimes: number;
-  brokerId: number;
-  whichBrokerWhenConsumeSlowly: number;
-  notifyConsumerIdsChangedEnable: boolean;
-  groupSysFlag: number;
-  consumeTimeoutMinute: number;
-  attributes: Record<string, string>;
-}
-
-export function subscriptionGroupConfig(groupName: string): SubscriptionGroupConfig {
-  return {
-    groupName,
-    consumeEnable: true,
-    consumeFromMinEnable: true,
-    consumeBroadcastEnable: true,
-    consumeMessageOrderly: false,
-    retryQueueNums: 1,
-    retryMaxTimes: 16,
-    brokerId: 0,
-    whichBrokerWhenConsumeSlowly: 1,
-    notifyConsumerIdsChangedEnable: true,
-    groupSysFlag: 0,
-    consumeTimeoutMinute: 15,
-    attributes: {},
-  };
-}
+export { type SubscriptionGroupConfig, subscriptionGroupConfig };
 
 export const BUILTIN_GROUPS = [
   "TOOLS_CONSUMER",

@@ -1,7 +1,12 @@
 /**
- * Admin bodies the client reads and writes: SubscriptionGroupConfig (spec broker §8.10),
+ * Admin bodies the client reads and writes: SubscriptionGroupConfig (shared with the broker),
  * ConsumerConnection (GET_CONSUMER_CONNECTION_LIST), KVTable runtime info.
  */
+
+import {
+  type SubscriptionGroupConfig,
+  subscriptionGroupConfig,
+} from "../protocol/body/subscription-group.ts";
 import {
   asArrayOrEmpty,
   asObject,
@@ -12,37 +17,7 @@ import {
   parseJson,
 } from "../protocol/json/index.ts";
 
-export interface SubscriptionGroupConfig {
-  groupName: string;
-  consumeEnable: boolean;
-  consumeFromMinEnable: boolean;
-  consumeBroadcastEnable: boolean;
-  retryQueueNums: number;
-  retryMaxTimes: number;
-  brokerId: number;
-  whichBrokerWhenConsumeSlowly: number;
-  notifyConsumerIdsChangedEnable: boolean;
-  consumeMessageOrderly: boolean;
-}
-
-export function subscriptionGroupConfig(
-  groupName: string,
-  init: Partial<Omit<SubscriptionGroupConfig, "groupName">> = {},
-): SubscriptionGroupConfig {
-  return {
-    groupName,
-    consumeEnable: true,
-    consumeFromMinEnable: true,
-    consumeBroadcastEnable: true,
-    retryQueueNums: 1,
-    retryMaxTimes: 16,
-    brokerId: 0,
-    whichBrokerWhenConsumeSlowly: 1,
-    notifyConsumerIdsChangedEnable: true,
-    consumeMessageOrderly: false,
-    ...init,
-  };
-}
+export { type SubscriptionGroupConfig, subscriptionGroupConfig };
 
 export interface ConsumerConnection {
   connections: { clientId: string; clientAddr: string; language: string; version: number }[];
