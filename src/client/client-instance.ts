@@ -6,6 +6,7 @@
 
 import { type Logger, logger } from "../log.ts";
 import type { ConsumerData, HeartbeatData } from "../protocol/body/heartbeat.ts";
+import { decodeQueueKeyedTable } from "../protocol/body/queue-keyed.ts";
 import { NotifyConsumerIdsChangedRequestHeader } from "../protocol/headers/client.ts";
 import { createUniqueIdGenerator, hostAddress, parseIp } from "../protocol/message/index.ts";
 import type { TopicRouteData } from "../protocol/route/index.ts";
@@ -254,15 +255,9 @@ function parseIpSafe(ip: string): Uint8Array {
  * fastjson object keys; returns `brokerName/queueId` → offset.
  */
 export function decodeResetOffsetBody(body: Uint8Array): Map<string, number> {
-  const text = new TextDecoder().decode(body);
   const out = new Map<string, number>();
-  const re = /\{([^{}]*)\}\s*:\s*(-?\d+)/g;
-  for (const m of text.matchAll(re)) {
-    const fields = m[1] ?? "";
-    const broker = /"brokerName"\s*:\s*"([^"]*)"/.exec(fields)?.[1];
-    const queueId = /"queueId"\s*:\s*(\d+)/.exec(fields)?.[1];
-    if (broker !== undefined && queueId !== undefined) out.set(`${broker}/${queueId}`, Number(m[2]));
-  }
+  for (const [mq, offset] of decodeQueueKeyedTable(body))
+    out.set(`${mq.brokerName}/${mq.queueId}`, Number(offset));
   return out;
 }
 

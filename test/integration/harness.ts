@@ -18,6 +18,7 @@ export { freePort, startRocketbun, waitFor, waitForLine };
 
 import { type Broker, createBroker } from "../../broker/index.ts";
 import { loadRoleConfig } from "../../src/config/load.ts";
+import { decodeQueueKeyedBody } from "../../src/protocol/body/queue-keyed.ts";
 import { PullSysFlag } from "../../src/protocol/headers/pull.ts";
 import { SendMessageRequestHeader, SendMessageRequestHeaderV2 } from "../../src/protocol/headers/send.ts";
 import {
@@ -289,10 +290,11 @@ export function heartbeatBody(
  * each key rewritten to `topic/queueId`.
  */
 export function queueKeyed(body: Uint8Array | null): Record<string, unknown> {
-  const text = new TextDecoder()
-    .decode(body ?? new Uint8Array())
-    .replace(/\{"brokerName":"[^"]*","queueId":(\d+),"topic":"([^"]*)"\}:/g, '"$2/$1":');
-  return JSON.parse(text);
+  const { fields, table } = decodeQueueKeyedBody(body ?? new Uint8Array());
+  return {
+    ...fields,
+    offsetTable: Object.fromEntries(table.map(([mq, v]) => [`${mq.topic}/${mq.queueId}`, v])),
+  };
 }
 
 export type StartedCli = StartedRocketbun;

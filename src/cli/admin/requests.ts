@@ -6,6 +6,7 @@
 import type { Admin } from "../../client/index.ts";
 import { call } from "../../client/rpc.ts";
 import { parseProperties } from "../../config/properties.ts";
+import { decodeQueueKeyedTable, type MessageQueueKey } from "../../protocol/body/queue-keyed.ts";
 import {
   DeleteSubscriptionGroupRequestHeader,
   GetConsumeStatsRequestHeader,
@@ -131,29 +132,11 @@ export async function updateBrokerConfig(
   await brokerCall(admin, addr, RequestCode.UPDATE_BROKER_CONFIG, null, body);
 }
 
-export interface QueueKey {
-  topic: string;
-  brokerName: string;
-  queueId: number;
-}
+export type QueueKey = MessageQueueKey;
 
-/**
- * Reads `{"offsetTable":{<queue object>:<value>,...}}`: Java's HashMap<MessageQueue, V> as fastjson
- * writes it, with the queue object itself as the key (not standard JSON). Values are flat objects
- * or numbers.
- */
+/** The queue-keyed body of a stats answer, read by the codec that writes it (src/protocol/body). */
 export function decodeQueueKeyed<V>(body: Uint8Array | null | undefined): { mq: QueueKey; value: V }[] {
-  const text = decoder.decode(body ?? new Uint8Array());
-  const out: { mq: QueueKey; value: V }[] = [];
-  for (const m of text.matchAll(/(\{[^{}]*\})\s*:\s*(\{[^{}]*\}|-?[\d.eE+-]+)/g)) {
-    const key = JSON.parse(m[1]!) as Partial<QueueKey>;
-    if (key.topic === undefined || key.queueId === undefined) continue;
-    out.push({
-      mq: { topic: key.topic, brokerName: key.brokerName ?? "", queueId: Number(key.queueId) },
-      value: JSON.parse(m[2]!) as V,
-    });
-  }
-  return out;
+  return decodeQueueKeyedTable(body ?? new Uint8Array()).map(([mq, value]) => ({ mq, value: value as V }));
 }
 
 export interface OffsetWrapper {

@@ -25,3 +25,78 @@ export function encodeQueueKeyedTable(
     .join("");
   return new TextEncoder().encode(`{${rest}"offsetTable":{${table}}}`);
 }
+
+export interface QueueKeyedBody {
+  /** The body's other members (ConsumeStats' consumeTps, ...). */
+  fields: Record<string, unknown>;
+  /** `offsetTable`, one [queue, value] per entry, values parsed as JSON. */
+  table: [MessageQueueKey, unknown][];
+}
+
+/**
+ * Reads such a body. A scanner rather than JSON.parse, since the table's keys are objects; strings
+ * are skipped as units so braces inside them do not count.
+ */
+export function decodeQueueKeyedBody(body: Uint8Array): QueueKeyedBody {
+  const text = new TextDecoder().decode(body);
+  const out: QueueKeyedBody = { fields: {}, table: [] };
+  let pos = text.indexOf("{") + 1;
+  if (pos === 0) return out;
+  for (;;) {
+    pos = skipSeparators(text, pos);
+    if (pos >= text.length || text[pos] === "}") return out;
+    const nameEnd = valueEnd(text, pos);
+    const name = JSON.parse(text.slice(pos, nameEnd)) as string;
+    pos = text.indexOf(":", nameEnd) + 1;
+    pos = skipSeparators(text, pos);
+    if (name !== "offsetTable") {
+      const end = valueEnd(text, pos);
+      out.fields[name] = JSON.parse(text.slice(pos, end));
+      pos = end;
+      continue;
+    }
+    for (pos++; ; ) {
+      pos = skipSeparators(text, pos);
+      if (pos >= text.length || text[pos] === "}") break;
+      const keyEnd = valueEnd(text, pos);
+      const key = JSON.parse(text.slice(pos, keyEnd)) as Partial<MessageQueueKey>;
+      pos = skipSeparators(text, text.indexOf(":", keyEnd) + 1);
+      const end = valueEnd(text, pos);
+      const mq = {
+        topic: String(key.topic ?? ""),
+        brokerName: String(key.brokerName ?? ""),
+        queueId: Number(key.queueId ?? -1),
+      };
+      out.table.push([mq, JSON.parse(text.slice(pos, end))]);
+      pos = end;
+    }
+    pos++;
+  }
+}
+
+/** Just the `offsetTable` entries of such a body. */
+export function decodeQueueKeyedTable(body: Uint8Array): [MessageQueueKey, unknown][] {
+  return decodeQueueKeyedBody(body).table;
+}
+
+function skipSeparators(text: string, pos: number): number {
+  while (pos < text.length && /[\s,]/.test(text[pos]!)) pos++;
+  return pos;
+}
+
+/** Index just past the JSON value starting at `pos` (an object, array, string or scalar). */
+function valueEnd(text: string, pos: number): number {
+  let depth = 0;
+  for (let i = pos; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      if (depth === 0) return i + 1;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      if (depth === 0) return i;
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0 && c === ",") return i;
+  }
+  return text.length;
+}
