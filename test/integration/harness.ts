@@ -6,6 +6,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import { request, SERIALIZE_TYPES } from "../support/frames.ts";
+
+export { request, SERIALIZE_TYPES };
+
 import {
   freePort,
   type StartedRocketbun,
@@ -28,19 +32,13 @@ import {
   MessageConst,
 } from "../../src/protocol/message/index.ts";
 import {
-  type ExtFields,
   RemotingClient,
-  RemotingCommand,
+  type RemotingCommand,
   RequestCode,
   SerializeType,
 } from "../../src/remoting/index.ts";
 
 export const silent = pino({ level: "silent" });
-
-export const SERIALIZE_TYPES = [
-  ["JSON", SerializeType.JSON],
-  ["ROCKETMQ", SerializeType.ROCKETMQ],
-] as const;
 
 export interface BrokerHarness extends AsyncDisposable {
   broker: Broker;
@@ -108,18 +106,6 @@ export async function startBroker(overrides: Record<string, string> = {}): Promi
     },
   };
   return h;
-}
-
-/** A request in the given serialization. */
-export function request(
-  code: number,
-  ext: ExtFields | null = null,
-  body: Uint8Array | null = null,
-  serializeType: SerializeType = SerializeType.JSON,
-): RemotingCommand {
-  const req = RemotingCommand.request(code, ext, body);
-  req.serializeType = serializeType;
-  return req;
 }
 
 export interface SendSpec {

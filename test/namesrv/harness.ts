@@ -6,6 +6,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import { request, SERIALIZE_TYPES } from "../support/frames.ts";
+
+export { request, SERIALIZE_TYPES };
+
 import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
 import { createNameServer, type NameServer, type NamesrvConfigLike } from "../../src/namesrv/index.ts";
@@ -20,7 +24,7 @@ import {
 import {
   type ExtFields,
   RemotingClient,
-  RemotingCommand,
+  type RemotingCommand,
   RequestCode,
   SerializeType,
 } from "../../src/remoting/index.ts";
@@ -71,23 +75,6 @@ export async function startNameServer(
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-export const SERIALIZE_TYPES = [
-  ["JSON", SerializeType.JSON],
-  ["ROCKETMQ", SerializeType.ROCKETMQ],
-] as const;
-
-/** A request in the given serialization. */
-export function request(
-  code: number,
-  ext: ExtFields | null = null,
-  body: Uint8Array | null = null,
-  serializeType: SerializeType = SerializeType.JSON,
-): RemotingCommand {
-  const req = RemotingCommand.request(code, ext, body);
-  req.serializeType = serializeType;
-  return req;
 }
 
 export interface BrokerSpec {
