@@ -9,7 +9,7 @@ import {
   subscriptionGroupConfig,
 } from "../../src/protocol/body/subscription-group.ts";
 import { ConfigTable } from "./config-table.ts";
-import { bump, type DataVersion, newDataVersion, readDataVersion } from "./data-version.ts";
+import { type DataVersion, newDataVersion, nextDataVersion, readDataVersion } from "./data-version.ts";
 
 export { type SubscriptionGroupConfig, subscriptionGroupConfig };
 
@@ -65,14 +65,14 @@ export class SubscriptionGroups extends ConfigTable {
 
   put(cfg: SubscriptionGroupConfig): void {
     this.table.set(cfg.groupName, { ...cfg });
-    bump(this.dataVersion, this.now());
+    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
     this.markDirty();
   }
 
   delete(group: string): boolean {
     const had = this.table.delete(group);
     if (had) {
-      bump(this.dataVersion, this.now());
+      this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
       this.markDirty();
     }
     return had;

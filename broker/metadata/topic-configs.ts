@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
 import { type TopicConfig, topicConfig } from "../../src/protocol/route/topic-config.ts";
 import { ConfigTable } from "./config-table.ts";
-import { bump, type DataVersion, newDataVersion, readDataVersion } from "./data-version.ts";
+import { type DataVersion, newDataVersion, nextDataVersion, readDataVersion } from "./data-version.ts";
 
 export type { TopicConfig };
 
@@ -53,14 +53,14 @@ export class TopicConfigs extends ConfigTable {
 
   put(cfg: TopicConfig): void {
     this.table.set(cfg.topicName, { ...cfg, attributes: { ...cfg.attributes } });
-    bump(this.dataVersion, this.now());
+    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
     this.markDirty();
   }
 
   delete(topic: string): boolean {
     const had = this.table.delete(topic);
     if (had) {
-      bump(this.dataVersion, this.now());
+      this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
       this.markDirty();
     }
     return had;

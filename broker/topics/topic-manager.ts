@@ -106,7 +106,7 @@ export class TopicManager {
     }
     return {
       topicConfigTable: table,
-      dataVersion: { ...this.table.dataVersion },
+      dataVersion: this.table.dataVersion,
       topicQueueMappingInfoMap: new Map(),
     };
   }
