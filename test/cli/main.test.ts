@@ -8,7 +8,7 @@ import { detectHost } from "../../src/config/host.ts";
 import { loadRoleConfig } from "../../src/config/load.ts";
 import { formatConfig } from "../../src/config/print.ts";
 import type { RoleName } from "../../src/config/role-config.ts";
-import { freePort } from "../support/rocketbun-child.ts";
+import { type CliResult, freePort, runCli } from "../support/rocketbun-child.ts";
 
 const repoRoot = join(import.meta.dir, "..", "..");
 let dir = "";
@@ -27,25 +27,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Result {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function cli(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Result> {
-  const proc = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    cwd: repoRoot,
-    env: { ...env, ...extraEnv },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+function cli(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { ...env, ...extraEnv });
 }
 
 /** What `-p` must print: the same loader, with the child's environment and home directory. */

@@ -65,6 +65,31 @@ export async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: R
   }
 }
 
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `rocketbun ...args` as a subprocess with exactly `env`; collects its exit code and output. */
+export async function runCli(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<CliResult> {
+  const proc = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+    cwd: repoRoot,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
 export interface StartOptions {
   /** Keys written to a broker.conf passed with -c (brokerIP1 is always 127.0.0.1). */
   brokerConf?: Record<string, string>;

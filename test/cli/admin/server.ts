@@ -1,15 +1,11 @@
 import { join } from "node:path";
 import { createAdmin } from "../../../src/client/index.ts";
 import { silent } from "../../client/silent.ts";
-import { startRocketbun, waitFor } from "../../support/rocketbun-child.ts";
+import { type CliResult, runCli, startRocketbun, waitFor } from "../../support/rocketbun-child.ts";
 
-const repoRoot = join(import.meta.dir, "..", "..", "..");
+const _repoRoot = join(import.meta.dir, "..", "..", "..");
 
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { CliResult };
 
 export interface AdminServer extends AsyncDisposable {
   readonly namesrvAddr: string;
@@ -43,20 +39,7 @@ export async function startAdminServer(): Promise<AdminServer> {
   } finally {
     await probe.shutdown();
   }
-  const cli = async (...args: string[]): Promise<CliResult> => {
-    const proc = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-      cwd: repoRoot,
-      env,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-    return { code, stdout, stderr };
-  };
+  const cli = (...args: string[]) => runCli(args, env);
   return {
     namesrvAddr,
     brokerAddr: broker.addr,
