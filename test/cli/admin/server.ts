@@ -1,9 +1,6 @@
-import { join } from "node:path";
 import { createAdmin } from "../../../src/client/index.ts";
 import { silent } from "../../client/silent.ts";
 import { type CliResult, runCli, startRocketbun, waitFor } from "../../support/rocketbun-child.ts";
-
-const _repoRoot = join(import.meta.dir, "..", "..", "..");
 
 export type { CliResult };
 
