@@ -28,8 +28,13 @@ export interface Chunk {
 /** Default chunk capacity; a larger record gets a chunk of its own size. */
 const CHUNK_BYTES = 1024 * 1024;
 
-/** Released chunk buffers kept for reuse. */
-const SPARE_BUFFERS_MAX = 4;
+/**
+ * Released chunk buffers kept for reuse while appends are busy: under load the writer lags the
+ * appenders by tens of MiB, and every chunk allocated afresh costs its page faults and zeroing
+ * on the append path. An idle store keeps only `SPARE_BUFFERS_IDLE` (see `trimSpareBuffers`).
+ */
+const SPARE_BUFFERS_MAX = 64;
+const SPARE_BUFFERS_IDLE = 4;
 
 export class CommitLog {
   readonly segments: SegmentList;
@@ -49,6 +54,7 @@ export class CommitLog {
   private readonly spareBuffers: Uint8Array[] = [];
   /** Chunks started so far; the store lets the event loop turn when this moves (see the flusher). */
   chunksStarted = 0;
+  private chunksAtTrim = 0;
 
   constructor(
     dir: string,
@@ -82,10 +88,16 @@ export class CommitLog {
   /**
    * Appends `records` contiguously in one segment, closing the current one with a BLANK record
    * if they do not fit with 8 bytes to spare (spec §5.2). Returns the first record's physical
-   * offset, or undefined if the records could never fit a segment.
+   * offset, or undefined if the records could never fit a segment. Record i gets queue offset
+   * `queueOffset + i` when `dispatched`, else 0 (spec §4.1 QUEUEOFFSET of prepared transactions).
    * Runs on the serial append path only.
    */
-  append(records: readonly PreparedRecord[], queueOffsetOf: (i: number) => number, storeTimestamp: number) {
+  append(
+    records: readonly PreparedRecord[],
+    queueOffset: number,
+    dispatched: boolean,
+    storeTimestamp: number,
+  ): number | undefined {
     let total = 0;
     for (const r of records) total += r.layout.totalSize;
     if (total + BLANK_RECORD_BYTES > this.segmentSize) return undefined;
@@ -102,7 +114,11 @@ export class CommitLog {
     const c = this.chunkFor(seg, total);
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      const at = { queueOffset: queueOffsetOf(i), physicalOffset: this.maxOffset, storeTimestamp };
+      const at = {
+        queueOffset: dispatched ? queueOffset + i : 0,
+        physicalOffset: this.maxOffset,
+        storeTimestamp,
+      };
       writeRecord(c.buf, c.dv, c.used, r, at);
       c.used += r.layout.totalSize;
       this.maxOffset += r.layout.totalSize;
@@ -138,6 +154,17 @@ export class CommitLog {
       if (c.buf.length === CHUNK_BYTES && this.spareBuffers.length < SPARE_BUFFERS_MAX)
         this.spareBuffers.push(c.buf);
     }
+  }
+
+  get spareBufferCount(): number {
+    return this.spareBuffers.length;
+  }
+
+  /** Drops spare buffers beyond the idle few if no chunk was started since the previous call. */
+  trimSpareBuffers(): void {
+    if (this.chunksStarted === this.chunksAtTrim && this.spareBuffers.length > SPARE_BUFFERS_IDLE)
+      this.spareBuffers.length = SPARE_BUFFERS_IDLE;
+    this.chunksAtTrim = this.chunksStarted;
   }
 
   /** The buffered chunk holding [offset, offset+len), if any. */

@@ -6,11 +6,8 @@ import { existsSync } from "node:fs";
 import { mkdir, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Logger, logger } from "../../src/log.ts";
-import {
-  encodeOffsetMessageId,
-  isConsumeQueueDispatched,
-  type PreparedRecord,
-} from "../../src/protocol/message/index.ts";
+import { isConsumeQueueDispatched, type PreparedRecord } from "../../src/protocol/message/index.ts";
+import { AppendResult } from "./append-result.ts";
 import { Checkpoint } from "./checkpoint.ts";
 import { CommitLog } from "./commitlog.ts";
 import { CommitLogFlusher } from "./commitlog-flush.ts";
@@ -56,7 +53,7 @@ export class FileMessageStore implements MessageStore {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly diskUsedPercent: (dir: string) => Promise<number>;
-  private readonly queueOffsets = new Map<string, number>();
+  private readonly queueOffsets = new Map<string, number[]>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private reputScheduled = false;
   private diskFull = false;
@@ -118,7 +115,7 @@ export class FileMessageStore implements MessageStore {
       },
       abnormal,
     );
-    for (const cq of this.cqs.all()) this.queueOffsets.set(`${cq.topic}-${cq.queueId}`, cq.maxOffset);
+    for (const cq of this.cqs.all()) this.queueOffsetsOf(cq.topic)[cq.queueId] = cq.maxOffset;
     this.cl.lastStoreTimestamp = Math.max(
       this.cl.lastStoreTimestamp,
       this.checkpoint.values.physicMsgTimestamp,
@@ -128,7 +125,10 @@ export class FileMessageStore implements MessageStore {
     // The abort file marks "running": present at the next start means we did not shut down cleanly.
     await writeFile(this.abortPath, String(process.pid));
     this.flusher.start();
-    this.every(o.flushIntervalConsumeQueue, () => this.flushLogics());
+    this.every(o.flushIntervalConsumeQueue, () => {
+      this.cl.trimSpareBuffers();
+      return this.flushLogics();
+    });
     this.every(o.cleanResourceInterval, () => this.deleteExpiredFiles(false).then(() => undefined));
     await this.checkDisk();
     this.running = true;
@@ -169,32 +169,43 @@ export class FileMessageStore implements MessageStore {
     return this.put(batch, waitStoreMsgOk(batch[0]!));
   }
 
-  private async put(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
+  /**
+   * Appends at once when nothing holds puts back; otherwise waits for the flusher's turn or for
+   * the write buffer to drain first. Not an async function: the common path allocates no
+   * coroutine, only the promise it returns.
+   */
+  private put(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
+    if (this.flusher.gate || this.cl.bufferedBytes > this.options.writeBufferBytesMax)
+      return this.putWhenReady(msgs, wait);
+    return this.append(msgs, wait);
+  }
+
+  private async putWhenReady(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
     if (this.flusher.gate) await this.flusher.gate;
+    if (this.cl.bufferedBytes > this.options.writeBufferBytesMax && !this.unavailable())
+      await this.flusher.waitBufferBelow(this.options.writeBufferBytesMax);
+    return this.append(msgs, wait);
+  }
+
+  /** Assigns offsets and places the bytes in one synchronous run (the serial append path). */
+  private append(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
     const refused = this.unavailable();
-    if (refused) return this.fail(refused);
+    if (refused) return Promise.resolve(this.fail(refused));
     const preps: PreparedRecord[] = [];
     for (const m of msgs) {
       const p = prepareForStore(m, this.options.maxMessageSize);
-      if (typeof p === "string") return this.fail(p);
+      if (typeof p === "string") return Promise.resolve(this.fail(p));
       preps.push(p);
     }
-    if (this.cl.bufferedBytes > this.options.writeBufferBytesMax) {
-      await this.flusher.waitBufferBelow(this.options.writeBufferBytesMax);
-      const again = this.unavailable();
-      if (again) return this.fail(again);
-    }
-    // From here to the append nothing awaits: offsets are assigned and bytes placed in one turn.
     const first = msgs[0]!;
-    const key = `${first.topic}-${first.queueId}`;
     const dispatched = isConsumeQueueDispatched(preps[0]!.sysFlag);
-    const queueOffset = dispatched ? (this.queueOffsets.get(key) ?? 0) : 0;
+    const offsets = dispatched ? this.queueOffsetsOf(first.topic) : undefined;
+    const queueOffset = offsets ? (offsets[first.queueId] ?? 0) : 0;
     const storeTimestamp = this.cl.nextStoreTimestamp(this.now());
-    const phy = this.cl.append(preps, (i) => (dispatched ? queueOffset + i : 0), storeTimestamp);
-    if (phy === undefined) return this.fail(PutMessageStatus.MESSAGE_ILLEGAL);
-    if (dispatched) this.queueOffsets.set(key, queueOffset + msgs.length);
+    const phy = this.cl.append(preps, queueOffset, dispatched, storeTimestamp);
+    if (phy === undefined) return Promise.resolve(this.fail(PutMessageStatus.MESSAGE_ILLEGAL));
+    if (offsets) offsets[first.queueId] = queueOffset + msgs.length;
     let wrote = 0;
-    let msgId = "";
     for (let i = 0; i < preps.length; i++) {
       const p = preps[i]!;
       const m = msgs[i]!;
@@ -213,8 +224,6 @@ export class FileMessageStore implements MessageStore {
           this.dispatcher.delayLevelsMs,
         ),
       );
-      const id = encodeOffsetMessageId(m.storeHost, phy + wrote);
-      msgId = i === 0 ? id : `${msgId},${id}`;
       wrote += size;
     }
     this.stats.puts += msgs.length;
@@ -225,19 +234,33 @@ export class FileMessageStore implements MessageStore {
       this.chunksSeen = this.cl.chunksStarted;
       this.flusher.yieldTurn();
     }
-    const result = {
-      msgId,
-      wroteOffset: phy,
-      wroteBytes: wrote,
+    const sizes = preps.length > 1 ? preps.map((p) => p.layout.totalSize) : undefined;
+    const result = new AppendResult(
+      first.storeHost,
+      phy,
+      wrote,
       queueOffset,
       storeTimestamp,
-      msgNum: msgs.length,
-    };
+      msgs.length,
+      sizes,
+    );
     if (this.options.flushDiskType === "SYNC_FLUSH" && wait) {
-      const durable = await this.flusher.waitFlushed(phy + wrote);
-      if (!durable) return { status: PutMessageStatus.FLUSH_DISK_TIMEOUT, result };
+      return this.flusher.waitFlushed(phy + wrote).then((durable) => ({
+        status: durable ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT,
+        result,
+      }));
     }
-    return { status: PutMessageStatus.PUT_OK, result };
+    return Promise.resolve({ status: PutMessageStatus.PUT_OK, result });
+  }
+
+  /** Next queue offset per queue id of a topic (queue ids are small, dense integers). */
+  private queueOffsetsOf(topic: string): number[] {
+    let offsets = this.queueOffsets.get(topic);
+    if (offsets === undefined) {
+      offsets = [];
+      this.queueOffsets.set(topic, offsets);
+    }
+    return offsets;
   }
 
   private fail(status: PutMessageStatus): PutMessageResult {
@@ -382,8 +405,7 @@ export class FileMessageStore implements MessageStore {
   async deleteTopics(topics: Iterable<string>): Promise<number> {
     let n = 0;
     for (const t of topics) {
-      const qs = this.cqs.table.get(t);
-      for (const q of qs?.keys() ?? []) this.queueOffsets.delete(`${t}-${q}`);
+      this.queueOffsets.delete(t);
       if (await this.cqs.deleteTopic(t)) n++;
     }
     return n;

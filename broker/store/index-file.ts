@@ -5,8 +5,9 @@
  *
  * Slot value = number of the newest entry in that slot (0 = empty); entries chain backwards
  * through `prevIndex`. Entry #0 is never used, so indexCount starts at 1.
- * While a file is being filled its slot table is kept in memory and dirty 4 KiB pages of it,
- * new entries and the header are written on flush.
+ * While a file is being filled its slot table is kept in memory, as the big-endian bytes the file
+ * holds, and the dirty 4 KiB pages of it (in runs of adjacent pages), new entries and the header
+ * are written on flush.
  */
 import { constants } from "node:fs";
 import { type FileHandle, open, unlink } from "node:fs/promises";
@@ -58,8 +59,11 @@ export class IndexFile {
   private fh: FileHandle | undefined;
   readonly ready: Promise<void>;
   /** In memory while the file is being filled; dropped once sealed and flushed. */
-  private slots: Int32Array | undefined;
-  private readonly dirtyPages = new Set<number>();
+  private slots: Uint8Array | undefined;
+  private slotsDv: DataView | undefined;
+  /** One flag per 4 KiB page of the slot table; `dirtyCount` of them are set. */
+  private dirty: Uint8Array;
+  private dirtyCount = 0;
   private flushedCount = 1;
   private pending = new Uint8Array(64 * INDEX_ENTRY_BYTES);
   private pendingDv = new DataView(this.pending.buffer);
@@ -71,7 +75,8 @@ export class IndexFile {
     readonly indexNum: number,
     create: boolean,
   ) {
-    if (create) this.slots = new Int32Array(slotNum);
+    this.dirty = new Uint8Array(Math.ceil(slotNum / SLOTS_PER_PAGE));
+    if (create) this.setSlots(new Uint8Array(slotNum * INDEX_SLOT_BYTES));
     this.ready = create ? this.createFile() : this.openFile();
     this.ready.catch(() => {});
   }
@@ -105,10 +110,7 @@ export class IndexFile {
     await this.ready;
     const bytes = new Uint8Array(this.slotNum * INDEX_SLOT_BYTES);
     await this.fh!.read(bytes, 0, bytes.length, INDEX_HEADER_BYTES);
-    const dv = new DataView(bytes.buffer);
-    const slots = new Int32Array(this.slotNum);
-    for (let i = 0; i < this.slotNum; i++) slots[i] = dv.getInt32(i * INDEX_SLOT_BYTES);
-    this.slots = slots;
+    this.setSlots(bytes);
   }
 
   /** Adds one key; false if the file is full. Runs on the dispatch path only (file active). */
@@ -118,9 +120,10 @@ export class IndexFile {
 
   /** `put` for a key whose `indexKeyHash` is already known. */
   putHash(keyHash: number, phyOffset: number, storeTimestamp: number): boolean {
-    if (this.isFull || !this.slots) return false;
+    const slots = this.slotsDv;
+    if (this.isFull || !slots) return false;
     const slot = keyHash % this.slotNum;
-    let prev = this.slots[slot]!;
+    let prev = slots.getInt32(slot * INDEX_SLOT_BYTES);
     if (prev <= 0 || prev > this.indexCount) prev = 0;
     let timeDiff = 0;
     if (this.beginTimestamp > 0)
@@ -137,8 +140,12 @@ export class IndexFile {
     writeI64(dv, at + INDEX_ENTRY.phyOffset[0], phyOffset);
     dv.setInt32(at + INDEX_ENTRY.timeDiff[0], timeDiff);
     dv.setInt32(at + INDEX_ENTRY.prevIndex[0], prev);
-    this.slots[slot] = this.indexCount;
-    this.dirtyPages.add(Math.floor(slot / SLOTS_PER_PAGE));
+    slots.setInt32(slot * INDEX_SLOT_BYTES, this.indexCount);
+    const page = (slot / SLOTS_PER_PAGE) | 0;
+    if (this.dirty[page] === 0) {
+      this.dirty[page] = 1;
+      this.dirtyCount++;
+    }
     if (prev === 0) this.hashSlotCount++;
     if (this.indexCount <= 1) {
       this.beginPhyOffset = phyOffset;
@@ -163,22 +170,14 @@ export class IndexFile {
     const fh = this.fh!;
     const from = this.flushedCount;
     const upTo = this.indexCount;
-    if (upTo === from && this.dirtyPages.size === 0) return;
+    if (upTo === from && this.dirtyCount === 0) return;
     const entries = this.pending.slice(0, (upTo - from) * INDEX_ENTRY_BYTES);
+    // Copied in the same turn as `upTo` is read: slots set while the writes run may name entries
+    // that this flush does not write.
+    const runs = this.takeDirtyRuns();
     const entriesPos = INDEX_HEADER_BYTES + this.slotNum * INDEX_SLOT_BYTES;
     await fh.write(entries, 0, entries.length, entriesPos + from * INDEX_ENTRY_BYTES);
-    const pages = [...this.dirtyPages];
-    this.dirtyPages.clear();
-    if (this.slots) {
-      for (const p of pages) {
-        const first = p * SLOTS_PER_PAGE;
-        const n = Math.min(SLOTS_PER_PAGE, this.slotNum - first);
-        const buf = new Uint8Array(n * INDEX_SLOT_BYTES);
-        const dv = new DataView(buf.buffer);
-        for (let i = 0; i < n; i++) dv.setInt32(i * INDEX_SLOT_BYTES, this.slots[first + i]!);
-        await fh.write(buf, 0, buf.length, INDEX_HEADER_BYTES + first * INDEX_SLOT_BYTES);
-      }
-    }
+    for (const [at, bytes] of runs) await fh.write(bytes, 0, bytes.length, INDEX_HEADER_BYTES + at);
     // The header goes last: a header never counts entries that are not on disk.
     const h = new Uint8Array(INDEX_HEADER_BYTES);
     const hv = new DataView(h.buffer);
@@ -194,14 +193,40 @@ export class IndexFile {
     this.flushedCount = upTo;
   }
 
+  /**
+   * Copies of the dirty runs of adjacent slot-table pages, each with its byte position in the
+   * table, and clears the marks: a busy file has most pages dirty, so this is a few large writes.
+   */
+  private takeDirtyRuns(): [number, Uint8Array][] {
+    const runs: [number, Uint8Array][] = [];
+    const slots = this.slots;
+    if (!slots || this.dirtyCount === 0) return runs;
+    const pageBytes = SLOTS_PER_PAGE * INDEX_SLOT_BYTES;
+    const d = this.dirty;
+    for (let p = 0; p < d.length; p++) {
+      if (d[p] === 0) continue;
+      let q = p;
+      while (q < d.length && d[q] === 1) d[q++] = 0;
+      runs.push([p * pageBytes, slots.slice(p * pageBytes, Math.min(q * pageBytes, slots.length))]);
+      p = q;
+    }
+    this.dirtyCount = 0;
+    return runs;
+  }
+
   /** Flushes and frees the in-memory slot table; the file answers queries from disk after. */
   async seal(): Promise<void> {
     await this.flush();
-    this.slots = undefined;
+    this.setSlots(undefined);
+  }
+
+  private setSlots(bytes: Uint8Array | undefined): void {
+    this.slots = bytes;
+    this.slotsDv = bytes && new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   private async slotValue(slot: number): Promise<number> {
-    if (this.slots) return this.slots[slot]!;
+    if (this.slotsDv) return this.slotsDv.getInt32(slot * INDEX_SLOT_BYTES);
     const b = new Uint8Array(INDEX_SLOT_BYTES);
     await this.fh!.read(b, 0, b.length, INDEX_HEADER_BYTES + slot * INDEX_SLOT_BYTES);
     return new DataView(b.buffer).getInt32(0);

@@ -68,7 +68,28 @@ export interface PreparedRecord {
   readonly sysFlag: number;
   readonly bodyCrc: number;
   readonly topicBytes: Uint8Array;
-  readonly propertiesBytes: Uint8Array;
+  /**
+   * The properties' UTF-8, or undefined when the string is all ASCII: then its char codes are
+   * its bytes and `writeRecord` copies them straight from the string, sparing an encode and an
+   * allocation per put (property strings are nearly always ASCII).
+   */
+  readonly propertiesBytes: Uint8Array | undefined;
+  readonly propertiesLength: number;
+}
+
+/** The length of `s` if every char is ASCII (one UTF-8 byte each), else -1. */
+function asciiLength(s: string): number {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return -1;
+  return s.length;
+}
+
+/** Copies small arrays by hand: below ~64 bytes a loop beats `set`'s per-call checks. */
+function copySmall(dst: Uint8Array, pos: number, src: Uint8Array): void {
+  if (src.length > 64) {
+    dst.set(src, pos);
+    return;
+  }
+  for (let i = 0; i < src.length; i++) dst[pos + i] = src[i]!;
 }
 
 export class RecordTooLargeError extends Error {
@@ -86,27 +107,32 @@ export class RecordTooLargeError extends Error {
  */
 export function prepareRecord(input: RecordInput): PreparedRecord {
   const topicBytes = topicBytesOf(input.topic);
-  const propertiesBytes = utf8.encode(input.properties);
-  if (propertiesBytes.length > PROPERTIES_BYTES_MAX) {
-    throw new RecordTooLargeError("properties", propertiesBytes.length);
+  const ascii = asciiLength(input.properties);
+  const propertiesBytes = ascii < 0 ? utf8.encode(input.properties) : undefined;
+  const propertiesLength = propertiesBytes ? propertiesBytes.length : ascii;
+  if (propertiesLength > PROPERTIES_BYTES_MAX) {
+    throw new RecordTooLargeError("properties", propertiesLength);
   }
   if (topicBytes.length > TOPIC_V2_BYTES_MAX) throw new RecordTooLargeError("topic", topicBytes.length);
   const magicCode = topicBytes.length > TOPIC_V1_BYTES_MAX ? MagicCode.MESSAGE_V2 : MagicCode.MESSAGE;
   let sysFlag = input.sysFlag & ~(MessageSysFlag.BORNHOST_V6_FLAG | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG);
   if (input.bornHost.ip.length === 16) sysFlag |= MessageSysFlag.BORNHOST_V6_FLAG;
   if (input.storeHost.ip.length === 16) sysFlag |= MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;
-  const layout = recordLayout(
-    sysFlag,
+  const layout = recordLayout(sysFlag, magicCode, input.body.length, topicBytes.length, propertiesLength);
+  return {
+    input,
+    layout,
     magicCode,
-    input.body.length,
-    topicBytes.length,
-    propertiesBytes.length,
-  );
-  return { input, layout, magicCode, sysFlag, bodyCrc: bodyCrc(input.body), topicBytes, propertiesBytes };
+    sysFlag,
+    bodyCrc: bodyCrc(input.body),
+    topicBytes,
+    propertiesBytes,
+    propertiesLength,
+  };
 }
 
 function writeHost(dst: Uint8Array, dv: DataView, pos: number, host: HostAddress): void {
-  dst.set(host.ip, pos);
+  copySmall(dst, pos, host.ip);
   dv.setInt32(pos + host.ip.length, host.port);
 }
 
@@ -138,9 +164,11 @@ export function writeRecord(
   dst.set(m.body, pos + L.body);
   if (L.topicLengthBytes === 2) dv.setInt16(pos + L.topicLength, p.topicBytes.length);
   else dv.setInt8(pos + L.topicLength, p.topicBytes.length);
-  dst.set(p.topicBytes, pos + L.topic);
-  dv.setInt16(pos + L.propertiesLength, p.propertiesBytes.length);
-  dst.set(p.propertiesBytes, pos + L.properties);
+  copySmall(dst, pos + L.topic, p.topicBytes);
+  dv.setInt16(pos + L.propertiesLength, p.propertiesLength);
+  const at0 = pos + L.properties;
+  if (p.propertiesBytes) dst.set(p.propertiesBytes, at0);
+  else for (let i = 0, s = m.properties; i < s.length; i++) dst[at0 + i] = s.charCodeAt(i);
 }
 
 /** Encodes one whole record into a fresh buffer. */

@@ -54,3 +54,25 @@ describe("commitlog segments", () => {
     await s.shutdown();
   });
 });
+
+describe("commitlog chunk buffers", () => {
+  test("buffers of written chunks are reused under load and trimmed to a few once appends stop", async () => {
+    await using dir = await tempDir();
+    // 64 KiB segments: each segment's records fill chunks of their own.
+    const s = await openStore(dir.path, {
+      mappedFileSizeCommitLog: 64 * 1024,
+      maxHashSlotNum: 64,
+      maxIndexNum: 4096,
+    });
+    const body = "x".repeat(20_000);
+    for (let i = 0; i < 40; i++) await s.putMessage(message("T", 0, body));
+    await s.flush();
+    const spares = s.cl.spareBufferCount;
+    expect(spares).toBeGreaterThan(4);
+    s.cl.trimSpareBuffers(); // appends happened since the last call: nothing is dropped
+    expect(s.cl.spareBufferCount).toBe(spares);
+    s.cl.trimSpareBuffers(); // idle since the previous call
+    expect(s.cl.spareBufferCount).toBe(4);
+    await s.shutdown();
+  });
+});

@@ -142,6 +142,8 @@ export function runSuite(name: string, factory: StoreFactory): void {
         [2, "y"],
         [3, "z"],
       ]);
+      // Each id is the offset id of its own record, in order.
+      expect(r.result!.msgId.split(",")).toEqual(g.messages.map((m) => decodeRecord(m).msgId));
       const mixed = await h.store.putMessages([message("B", 2, "x"), message("B", 3, "y")]);
       expect(mixed.status).toBe(PutMessageStatus.MESSAGE_ILLEGAL);
     });

@@ -173,3 +173,23 @@ describe("stored record", () => {
     expect(checkRecord(blank, 0, 64, { checkCrc: true })).toEqual({ kind: "blank", size: 64 });
   });
 });
+
+describe("stored record properties", () => {
+  test("properties are stored as their UTF-8 bytes, ASCII or not, and the length field counts bytes", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (properties) => {
+        const bytes = encodeRecord(
+          { ...base, properties },
+          { queueOffset: 0, physicalOffset: 0, storeTimestamp: 0 },
+        );
+        const utf8 = new TextEncoder().encode(properties);
+        const L = recordLayout(0, MagicCode.MESSAGE, 2, 1, utf8.length);
+        const dv = new DataView(bytes.buffer);
+        expect(bytes.length).toBe(L.totalSize);
+        expect(dv.getInt16(L.propertiesLength)).toBe(utf8.length);
+        expect(bytes.subarray(L.properties)).toEqual(utf8);
+        expect(decodeRecord(bytes).propertiesString).toBe(properties);
+      }),
+    );
+  });
+});
