@@ -30,6 +30,7 @@ import { RecordReader } from "./record-reader.ts";
 import { type RecoveryReport, recover } from "./recovery.ts";
 import { runRetention, statfsUsedPercent } from "./retention.ts";
 import { BoundaryType, PutMessageStatus } from "./status.ts";
+import { StoreLock } from "./store-lock.ts";
 import { commitLogDir, DEFAULT_STORE_OPTIONS, parseDelayLevels, type StoreOptions } from "./store-options.ts";
 import { StoreStats } from "./store-stats.ts";
 
@@ -61,6 +62,7 @@ export class FileMessageStore implements MessageStore {
   private logicsFlushing: Promise<void> | undefined;
   private readonly stats = new StoreStats();
   private chunksSeen = 0;
+  private storeLock: StoreLock | undefined;
 
   constructor(
     options: Partial<StoreOptions> & Pick<StoreOptions, "storePathRootDir">,
@@ -94,9 +96,29 @@ export class FileMessageStore implements MessageStore {
     return join(this.options.storePathRootDir, "abort");
   }
 
+  /**
+   * Takes the store's lock, then recovers and starts the background work. Throws
+   * StoreLockedError if another store holds the directory.
+   */
   async open(): Promise<void> {
+    await mkdir(this.options.storePathRootDir, { recursive: true });
+    this.storeLock = await StoreLock.acquire(this.options.storePathRootDir);
+    try {
+      await this.openLocked();
+    } catch (err) {
+      await this.releaseLock();
+      throw err;
+    }
+  }
+
+  /** Releases the directory lock; shutdown does this, and so does a test simulating a crash. */
+  async releaseLock(): Promise<void> {
+    await this.storeLock?.release();
+    this.storeLock = undefined;
+  }
+
+  private async openLocked(): Promise<void> {
     const o = this.options;
-    await mkdir(o.storePathRootDir, { recursive: true });
     const abnormal = existsSync(this.abortPath);
     await this.checkpoint.load();
     await this.cl.segments.load();
@@ -443,5 +465,6 @@ export class FileMessageStore implements MessageStore {
     await this.cl.close();
     await this.checkpoint.close();
     await unlink(this.abortPath).catch(() => {});
+    await this.releaseLock();
   }
 }

@@ -64,14 +64,21 @@ export function envNotes(names: readonly string[]): string {
   ].join("\n");
 }
 
-/** The real process: signals, exit, and log lines through pino. */
-export function processHost(log: Logger): LifecycleHost {
+/**
+ * The real process: signals, exit, and log lines through pino. Errors (a role that fails to start
+ * or stop) also go to stderr as one plain line, so a user sees why the process exits whatever the
+ * log level or log destination.
+ */
+export function processHost(log: Logger, io: CliIo): LifecycleHost {
   return {
     onSignal: (signal: StopSignal, handler) => process.on(signal, handler),
     offSignal: (signal: StopSignal, handler) => process.off(signal, handler),
     exit: (code) => process.exit(code),
     info: (message) => log.info(message),
-    error: (message) => log.error(message),
+    error: (message) => {
+      log.error(message);
+      io.err(`rocketbun: ${message}`);
+    },
   };
 }
 
@@ -103,5 +110,5 @@ export async function runRole<C>(
     return EXIT_FAILURE;
   }
   const log = await startLogging(loaded);
-  return runRoles([{ title, start: () => starter(loaded.config) }], processHost(log));
+  return runRoles([{ title, start: () => starter(loaded.config) }], processHost(log, io));
 }

@@ -104,7 +104,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (missing.length > 0)
     io.err(`rocketbun: not available in this build, not started: ${missing.join(", ")}`);
-  return runRoles(steps, processHost(await startLogging(loaded)));
+  return runRoles(steps, processHost(await startLogging(loaded), io));
 }
 
 export const startCommand: Command = { spec, run };

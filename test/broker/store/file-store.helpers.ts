@@ -29,6 +29,7 @@ export async function abandon(s: FileMessageStore): Promise<void> {
   await s.cqs.closeAll();
   await s.cl.close();
   await s.checkpoint.close();
+  await s.releaseLock(); // the kernel drops a killed process's lock
   // Timers are unref'd; stop them so the abandoned store does nothing more.
   await (s as unknown as { timers: ReturnType<typeof setInterval>[] }).timers.forEach(clearInterval);
 }
