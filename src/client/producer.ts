@@ -4,6 +4,7 @@
  * retriable failures, and compression above a threshold (Java's DefaultMQProducerImpl).
  */
 import { ResponseCode } from "../remoting/index.ts";
+import { BatchBuffers } from "./batch-body.ts";
 import { ClientInstance } from "./client-instance.ts";
 import { DEFAULT_COMPRESS_BODY_OVER_BYTES, DEFAULT_COMPRESS_LEVEL } from "./compression.ts";
 import { clientError, MQClientError, toClientError } from "./errors.ts";
@@ -67,6 +68,11 @@ export class Producer {
   /** Topics whose first route load has finished. */
   private readonly routeLoaded = new Set<string>();
   private readonly prep: PrepareOptions;
+  /**
+   * Only over the default TCP transport, which copies a frame before writing it: an injected
+   * transport (in-process) may hand the body itself to the broker, which could keep it.
+   */
+  private readonly batchBuffers: BatchBuffers | undefined;
   private stopped = false;
 
   constructor(
@@ -79,8 +85,10 @@ export class Producer {
       o.sendLatencyFaultEnable === false
         ? null
         : new LatencyFaultTolerance(o.faultIsolationMs ?? DEFAULT_FAULT_ISOLATION_MS);
+    this.batchBuffers = client.options.connector ? undefined : new BatchBuffers();
     this.prep = {
       nextUniqueId: client.nextUniqueId,
+      ...(this.batchBuffers ? { batchBuffers: this.batchBuffers } : {}),
       compressOverBytes: o.compressMsgBodyOverBytes ?? DEFAULT_COMPRESS_BODY_OVER_BYTES,
       compressLevel: o.compressLevel ?? DEFAULT_COMPRESS_LEVEL,
       bodyBytesMax: o.maxMessageBytes ?? MESSAGE_BODY_BYTES_MAX,
@@ -94,7 +102,12 @@ export class Producer {
 
   /** Sends several messages of one topic as one SEND_BATCH_MESSAGE request. */
   async sendBatch(msgs: readonly Message[], options: SendOptions = {}): Promise<SendResult> {
-    return this.sendPrepared(prepareBatch(msgs, this.prep), options, this.retries(false));
+    const p = prepareBatch(msgs, this.prep);
+    const result = await this.sendPrepared(p, options, this.retries(false));
+    // Answered on the only attempt: the broker read the whole frame, so no queued write still holds
+    // the body. After a failed attempt a write to that broker may still be queued: never reuse it.
+    if (p.attempts === 1) this.batchBuffers?.give(p.body);
+    return result;
   }
 
   /** Callback form: never rejects; the callback gets the result or the error exactly once. */
@@ -196,6 +209,7 @@ export class Producer {
     const addr =
       this.client.routes.masterAddr(mq.brokerName) ?? (await this.client.masterAddr(mq.brokerName, p.topic));
     const req = sendRequestParts(p, mq, this.group);
+    p.attempts++;
     const r = await call(this.client.remoting, addr, req.code, req.ext, req.body, timeoutMs, [0, 10, 11, 12]);
     return readSendResponse(r, p, mq, addr, req.code);
   }

@@ -3,8 +3,9 @@
  * (DefaultMQProducerImpl#sendKernelImpl) and reads their responses (MQClientAPIImpl#processSendResponse).
  */
 import { SendMessageRequestHeaderV2, SendMessageResponseHeader } from "../protocol/headers/send.ts";
-import { encodeBatch, encodeProperties, MessageConst } from "../protocol/message/index.ts";
+import { encodeProperties, MessageConst } from "../protocol/message/index.ts";
 import { type ExtFields, type RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
+import { type BatchBuffers, encodeBatchBody } from "./batch-body.ts";
 import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
 import { MQClientError } from "./errors.ts";
 import {
@@ -46,10 +47,14 @@ export interface PreparedSend {
   msgId: string;
   /** The caller's message, handed to queue selectors. */
   source: Message;
+  /** Requests sent with this body so far (a body sent more than once is never recycled). */
+  attempts: number;
 }
 
 export interface PrepareOptions {
   nextUniqueId: () => string;
+  /** Where batch bodies come from (and go back to after a send; see Producer.sendBatch). */
+  batchBuffers?: BatchBuffers;
   compressOverBytes: number;
   compressLevel: number;
   bodyBytesMax: number;
@@ -75,6 +80,7 @@ export function prepareSingle(msg: Message, o: PrepareOptions): PreparedSend {
     batch: false,
     msgId,
     source: msg,
+    attempts: 0,
   };
 }
 
@@ -86,7 +92,10 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
   const first = msgs[0];
   if (!first) throw new MQClientError({ code: ResponseCode.INVALID_PARAMETER, remark: "empty batch" });
   const ids: string[] = [];
-  const items = msgs.map((m) => {
+  const bodies: Uint8Array[] = [];
+  const flags: number[] = [];
+  const itemProperties: string[] = [];
+  for (const m of msgs) {
     if (m.topic !== first.topic) throw badBatch("the topic of the messages in one batch should be the same");
     if ((m.waitStoreMsgOK ?? true) !== (first.waitStoreMsgOK ?? true))
       throw badBatch("the waitStoreMsgOK of the messages in one batch should the same");
@@ -97,9 +106,11 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     validateMessage(m, body, o.bodyBytesMax);
     const id = o.nextUniqueId();
     ids.push(id);
-    return { flag: m.flag ?? 0, body, properties: encodeMessageProperties(m, id) };
-  });
-  const body = encodeBatch(items);
+    bodies.push(body);
+    flags.push(m.flag ?? 0);
+    itemProperties.push(encodeMessageProperties(m, id));
+  }
+  const body = encodeBatchBody(bodies, flags, itemProperties, o.batchBuffers);
   if (body.length > o.bodyBytesMax)
     throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
   // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers
@@ -114,6 +125,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     batch: true,
     msgId: ids.join(","),
     source: first,
+    attempts: 0,
   };
 }
 
