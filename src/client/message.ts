@@ -44,7 +44,10 @@ export interface Message {
   flag?: number;
 }
 
-/** A consumed message (Java's MessageExt after client-side decoding). */
+/**
+ * A consumed message (Java's MessageExt after client-side decoding). Pulled messages are
+ * PulledMessage instances, whose string-derived fields are getters (see pulled-message.ts).
+ */
 export interface MessageExt {
   topic: string;
   body: Uint8Array;

@@ -13,6 +13,7 @@ import type { ClientInstance } from "./client-instance.ts";
 import { decodeMessages, type MessageExt } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import type { FlowLimits, ProcessQueue } from "./process-queue.ts";
+import { putProperty } from "./pulled-message.ts";
 
 export const DEFAULT_PULL_BATCH_SIZE = 32;
 /** Java's BROKER_SUSPEND_MAX_TIME_MILLIS and CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND. */
@@ -180,8 +181,8 @@ function filterAndTag(result: PullResult, mq: MessageQueue, sub: SubscriptionDat
   const minOffset = String(result.minOffset);
   const maxOffset = String(result.maxOffset);
   for (const m of kept) {
-    m.properties[MessageConst.MIN_OFFSET] = minOffset;
-    m.properties[MessageConst.MAX_OFFSET] = maxOffset;
+    putProperty(m, MessageConst.MIN_OFFSET, minOffset);
+    putProperty(m, MessageConst.MAX_OFFSET, maxOffset);
   }
   return kept;
 }

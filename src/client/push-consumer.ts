@@ -4,6 +4,7 @@
  * every 20 s, one pull loop per owned queue, a listener run with bounded concurrency, failed
  * messages sent back for retry, offsets committed periodically and on shutdown.
  */
+
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ConsumerData } from "../protocol/body/heartbeat.ts";
@@ -27,6 +28,7 @@ import {
   type PullTarget,
   runPullLoop,
 } from "./pull-loop.ts";
+import { putProperty } from "./pulled-message.ts";
 import { type ConsumeFromWhere, type MessageModel, Rebalancer } from "./rebalance.ts";
 
 export const DEFAULT_REBALANCE_INTERVAL_MS = 20_000;
@@ -235,7 +237,7 @@ export class PushConsumer implements ConsumerMember {
     const now = String(Date.now());
     for (const m of batch) {
       restoreRetryTopic(m, this.group);
-      m.properties[MessageConst.CONSUME_START_TIME] = now;
+      putProperty(m, MessageConst.CONSUME_START_TIME, now);
     }
     let ok: boolean;
     try {

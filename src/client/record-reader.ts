@@ -6,15 +6,9 @@
  * and topic, host and msgId-prefix strings decoded once per body (they repeat across its records).
  */
 import {
-  encodeOffsetMessageId,
   formatHostAddress,
-  type HostAddress,
-  KEY_SEPARATOR,
   MagicCode,
-  MessageConst,
   MessageSysFlag,
-  NAME_VALUE_SEPARATOR,
-  PROPERTY_SEPARATOR,
   RECORD,
   type RecordLayout,
   readI64,
@@ -22,6 +16,7 @@ import {
 } from "../protocol/message/index.ts";
 import { decompressBody } from "./compression.ts";
 import type { MessageExt } from "./message.ts";
+import { type KnownHost, PulledMessage } from "./pulled-message.ts";
 
 const utf8Decoder = new TextDecoder();
 
@@ -43,12 +38,6 @@ function headOf(sysFlag: number, magicCode: number): RecordLayout {
     ((sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0 ? 2 : 0) |
     (magicCode === MagicCode.MESSAGE_V2 ? 4 : 0);
   return HEADS[shape]!;
-}
-
-/** A host as MessageExt shows it, and its object (whose offset-id prefix message-id.ts caches). */
-interface KnownHost {
-  readonly host: HostAddress;
-  readonly text: string;
 }
 
 /**
@@ -94,50 +83,6 @@ function known(ip: Uint8Array, port: number): KnownHost {
 }
 
 /**
- * The well-known property names by length and first character: reusing the constant spares
- * hashing a fresh key string when it is set on the object.
- */
-const KNOWN_NAMES = new Map<number, readonly string[]>();
-for (const name of Object.values(MessageConst)) {
-  const key = name.length * 0x1_0000 + name.charCodeAt(0);
-  KNOWN_NAMES.set(key, [...(KNOWN_NAMES.get(key) ?? []), name]);
-}
-
-function propertyName(s: string, start: number, end: number): string {
-  const known = KNOWN_NAMES.get((end - start) * 0x1_0000 + s.charCodeAt(start));
-  if (known !== undefined) for (const name of known) if (s.startsWith(name, start)) return name;
-  return s.slice(start, end);
-}
-
-/**
- * Properties straight into an object, by Java's `string2messageProperties` rules (the same as
- * decodeProperties): an entry needs a non-empty name and value; a later duplicate wins.
- */
-export function propertiesObject(s: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  let start = 0;
-  while (start < s.length) {
-    let end = s.indexOf(PROPERTY_SEPARATOR, start);
-    if (end < 0) end = s.length;
-    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
-    if (end - start >= 3 && sep > start && sep < end - 1) {
-      const name = propertyName(s, start, sep);
-      // Assignment would set the prototype; Object.fromEntries defines an own property.
-      if (name === "__proto__")
-        Object.defineProperty(out, name, {
-          value: s.slice(sep + 1, end),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      else out[name] = s.slice(sep + 1, end);
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
-/**
  * Every whole record of a pull/query body as a MessageExt; stops at the first short or empty one.
  * Message bodies are views of `body`, not copies: a response body is never written after it is
  * decoded (the frame decoder keeps socket chunks across callbacks, so they are never reused).
@@ -174,9 +119,6 @@ function readMessage(
   const propsBytes = dv.getInt16(propsLenPos);
   const propsPos = propsLenPos + 2;
   if (propsPos + propsBytes > src.length) throw new RangeError("record runs past the end of the buffer");
-  const physicalOffset = readI64(dv, pos + RECORD.physicalOffset[0]);
-  const storeHost = strings.host(dv, pos + L.storeHost, L.storeHostBytes);
-  const properties = propertiesObject(utf8Decoder.decode(src.subarray(propsPos, propsPos + propsBytes)));
   let body = src.subarray(pos + L.body, pos + L.body + bodyBytes);
   if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
     const inflated = decompressBody(body, sysFlag);
@@ -185,28 +127,24 @@ function readMessage(
       sysFlag &= ~(MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK);
     }
   }
-  const offsetMsgId = encodeOffsetMessageId(storeHost.host, physicalOffset);
-  const keys = properties[MessageConst.KEYS];
-  return {
-    topic: strings.topicAt(topicLenPos + L.topicLengthBytes, topicBytes),
+  return new PulledMessage(
+    strings.topicAt(topicLenPos + L.topicLengthBytes, topicBytes),
     body,
-    tags: properties[MessageConst.TAGS],
-    keys: keys === undefined ? [] : keys.split(KEY_SEPARATOR).filter((k) => k.length > 0),
-    msgId: properties[MessageConst.UNIQ_KEY] ?? offsetMsgId,
-    offsetMsgId,
-    properties,
-    queueId: dv.getInt32(pos + RECORD.queueId[0]),
-    queueOffset: readI64(dv, pos + RECORD.queueOffset[0]),
-    commitLogOffset: physicalOffset,
+    dv.getInt32(pos + RECORD.queueId[0]),
+    readI64(dv, pos + RECORD.queueOffset[0]),
+    readI64(dv, pos + RECORD.physicalOffset[0]),
     brokerName,
-    bornTimestamp: readI64(dv, pos + RECORD.bornTimestamp[0]),
-    bornHost: strings.host(dv, pos + L.bornHost, L.bornHostBytes).text,
-    storeTimestamp: readI64(dv, pos + L.storeTimestamp),
-    storeHost: storeHost.text,
-    reconsumeTimes: dv.getInt32(pos + L.reconsumeTimes),
-    flag: dv.getInt32(pos + RECORD.flag[0]),
+    readI64(dv, pos + RECORD.bornTimestamp[0]),
+    readI64(dv, pos + L.storeTimestamp),
+    dv.getInt32(pos + L.reconsumeTimes),
+    dv.getInt32(pos + RECORD.flag[0]),
     sysFlag,
-    bodyCrc: dv.getInt32(pos + RECORD.bodyCrc[0]),
-    storeSize: dv.getInt32(pos + RECORD.totalSize[0]),
-  };
+    dv.getInt32(pos + RECORD.bodyCrc[0]),
+    dv.getInt32(pos + RECORD.totalSize[0]),
+    src,
+    propsPos,
+    propsBytes,
+    strings.host(dv, pos + L.storeHost, L.storeHostBytes),
+    strings.host(dv, pos + L.bornHost, L.bornHostBytes),
+  );
 }

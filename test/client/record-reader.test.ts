@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { compressZlib, ZLIB_SYS_FLAG } from "../../src/client/compression.ts";
-import { decodeMessages, toMessageExt } from "../../src/client/message.ts";
+import { decodeMessages, type MessageExt, toMessageExt } from "../../src/client/message.ts";
+import { PulledMessage, putProperty } from "../../src/client/pulled-message.ts";
 import {
   decodeRecord,
   encodeProperties,
@@ -65,7 +66,12 @@ describe("pull body decoding", () => {
     const body = concat([...parts, new Uint8Array(3)]);
     const expected = parts.map((p) => toMessageExt(decodeRecord(p), "broker-a"));
     const got = decodeMessages(body, "broker-a");
-    expect(got).toEqual(expected);
+    expect(got.every((m) => m instanceof PulledMessage)).toBe(true);
+    expect(got.map((m) => (m as PulledMessage).toJSON())).toEqual(expected);
+    // Field by field through the getters, as a consumer reads them.
+    const fields = Object.keys(expected[0]!) as (keyof MessageExt)[];
+    const read = (m: MessageExt): unknown => Object.fromEntries(fields.map((k) => [k, m[k]]));
+    expect(got.map(read)).toEqual(expected.map(read));
     expect(got.map((m) => Object.keys(m.properties))).toEqual(expected.map((m) => Object.keys(m.properties)));
     expect(Object.getPrototypeOf(got[4]!.properties)).toBe(Object.prototype);
   });
@@ -78,5 +84,38 @@ describe("pull body decoding", () => {
       "body-0",
       "body-1",
     ]);
+  });
+
+  test("lazy fields: spread shows the plain fields, JSON all of them; assignments win; early properties survive the parse", () => {
+    const [m] = decodeMessages(record({}, 0), "broker-a") as PulledMessage[];
+    const eager = toMessageExt(decodeRecord(record({}, 0)), "broker-a");
+    const lazy = ["tags", "keys", "msgId", "offsetMsgId", "properties", "bornHost", "storeHost"];
+    expect(Object.keys({ ...m! }).sort()).toEqual(
+      Object.keys(eager)
+        .filter((k) => !lazy.includes(k))
+        .sort(),
+    );
+    const json = JSON.parse(JSON.stringify(m));
+    expect(Object.keys(json)).toEqual(Object.keys(eager));
+    expect([json.msgId, json.tags, json.keys, json.storeHost]).toEqual([
+      "U0",
+      "A",
+      ["k1", "k2"],
+      "127.0.0.1:10911",
+    ]);
+
+    // Set before anything parsed them, then read: both the stored and the added properties.
+    putProperty(m!, "MIN_OFFSET", "0");
+    expect(m!.properties).toEqual({ TAGS: "A", KEYS: "k1  k2", UNIQ_KEY: "U0", MIN_OFFSET: "0" });
+    putProperty(m!, "MAX_OFFSET", "9");
+    expect(m!.properties.MAX_OFFSET).toBe("9");
+
+    m!.tags = "B";
+    m!.msgId = "mine";
+    m!.properties = { X: "1" };
+    expect([m!.tags, m!.msgId, m!.properties]).toEqual(["B", "mine", { X: "1" }]);
+    expect(({ ...m! } as Record<string, unknown>).tags).toBe("B"); // an assigned field is an own one
+    // offsetMsgId is the offset id of the record, the same as the eager decoder's.
+    expect(m!.offsetMsgId).toBe(eager.offsetMsgId);
   });
 });

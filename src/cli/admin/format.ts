@@ -55,8 +55,16 @@ export function versionDesc(version: number): string {
   return n % 2 === 0 ? `${name}_SNAPSHOT` : name;
 }
 
-/** Maps become objects, Sets arrays, byte arrays UTF-8 text: what JSON.stringify cannot show. */
+/**
+ * Maps become objects, Sets arrays, byte arrays UTF-8 text: what JSON.stringify cannot show. An
+ * object with `toJSON` (a consumed message, whose lazy fields are getters) is shown through it,
+ * as JSON.stringify would.
+ */
 export function toPlain(v: unknown): unknown {
+  if (v !== null && typeof v === "object" && !(v instanceof Uint8Array) && "toJSON" in v) {
+    const toJSON = (v as { toJSON: unknown }).toJSON;
+    if (typeof toJSON === "function") return toPlain(toJSON.call(v));
+  }
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), toPlain(x)]));
   if (v instanceof Set) return [...v].map(toPlain);
   if (v instanceof Uint8Array) return new TextDecoder().decode(v);

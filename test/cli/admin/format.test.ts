@@ -63,6 +63,19 @@ describe("admin output", () => {
     ).toEqual({ m: { "0": "addr" }, s: ["a"], body: "hi" });
   });
 
+  test("an object with toJSON (a consumed message's lazy getters) is shown through it", () => {
+    class Lazy {
+      plain = 1;
+      get lazy(): string {
+        return "computed";
+      }
+      toJSON() {
+        return { plain: this.plain, lazy: this.lazy, body: new TextEncoder().encode("b") };
+      }
+    }
+    expect(toPlain([new Lazy()])).toEqual([{ plain: 1, lazy: "computed", body: "b" }]);
+  });
+
   test("queue-keyed bodies (fastjson object keys) decode to rows", () => {
     const body = encodeQueueKeyedTable(
       [

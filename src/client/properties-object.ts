@@ -1,0 +1,48 @@
+/**
+ * A properties string (spec §2.1) parsed straight into a plain object, for consumed messages.
+ */
+import { MessageConst, NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR } from "../protocol/message/index.ts";
+
+/**
+ * The well-known property names by length and first character: reusing the constant spares
+ * hashing a fresh key string when it is set on the object.
+ */
+const KNOWN_NAMES = new Map<number, readonly string[]>();
+for (const name of Object.values(MessageConst)) {
+  const key = name.length * 0x1_0000 + name.charCodeAt(0);
+  KNOWN_NAMES.set(key, [...(KNOWN_NAMES.get(key) ?? []), name]);
+}
+
+function propertyName(s: string, start: number, end: number): string {
+  const known = KNOWN_NAMES.get((end - start) * 0x1_0000 + s.charCodeAt(start));
+  if (known !== undefined) for (const name of known) if (s.startsWith(name, start)) return name;
+  return s.slice(start, end);
+}
+
+/**
+ * Properties straight into an object, by Java's `string2messageProperties` rules (the same as
+ * decodeProperties): an entry needs a non-empty name and value; a later duplicate wins.
+ */
+export function propertiesObject(s: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let start = 0;
+  while (start < s.length) {
+    let end = s.indexOf(PROPERTY_SEPARATOR, start);
+    if (end < 0) end = s.length;
+    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
+    if (end - start >= 3 && sep > start && sep < end - 1) {
+      const name = propertyName(s, start, sep);
+      // Assignment would set the prototype; Object.fromEntries defines an own property.
+      if (name === "__proto__")
+        Object.defineProperty(out, name, {
+          value: s.slice(sep + 1, end),
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      else out[name] = s.slice(sep + 1, end);
+    }
+    start = end + 1;
+  }
+  return out;
+}
