@@ -33,8 +33,9 @@ export class ProcessQueue {
 
   put(msgs: readonly MessageExt[]): void {
     for (const m of msgs) {
-      if (this.msgs.has(m.queueOffset)) continue;
+      const size = this.msgs.size;
       this.msgs.set(m.queueOffset, m);
+      if (this.msgs.size === size) continue; // already cached (a duplicate pull): keep one count
       this.bytes += m.body.length;
       if (m.queueOffset > this.highest) this.highest = m.queueOffset;
     }
@@ -45,12 +46,7 @@ export class ProcessQueue {
    * one past the highest ever cached when nothing is left; -1 if nothing was ever cached.
    */
   remove(msgs: readonly MessageExt[]): number {
-    for (const m of msgs) {
-      const had = this.msgs.get(m.queueOffset);
-      if (!had) continue;
-      this.msgs.delete(m.queueOffset);
-      this.bytes -= had.body.length;
-    }
+    for (const m of msgs) if (this.msgs.delete(m.queueOffset)) this.bytes -= m.body.length;
     this.wakeRoom();
     if (this.highest < 0) return -1;
     for (const offset of this.msgs.keys()) return offset;

@@ -13,7 +13,7 @@ import type { ClientInstance } from "./client-instance.ts";
 import { decodeMessages, type MessageExt } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import type { FlowLimits, ProcessQueue } from "./process-queue.ts";
-import { putProperty } from "./pulled-message.ts";
+import { putProperties } from "./pulled-message.ts";
 
 export const DEFAULT_PULL_BATCH_SIZE = 32;
 /** Java's BROKER_SUSPEND_MAX_TIME_MILLIS and CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND. */
@@ -55,12 +55,13 @@ interface SentPull {
 
 export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void> {
   const log = d.client.log.child({ mq: `${t.mq.topic}/${t.mq.brokerName}/${t.mq.queueId}` });
+  const abortable = new AbortRace(d.signal);
   const send = (offset: number): SentPull => ({
     offset,
     generation: t.pq.generation,
-    outcome: untilAborted(pullOnce(t.mq, offset, d), d.signal).catch((err: unknown) =>
-      err instanceof Error ? err : new Error(String(err)),
-    ),
+    outcome: abortable
+      .race(pullOnce(t.mq, offset, d))
+      .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
   });
   /** The pull for nextBeginOffset, sent before the last batch was handed over. */
   let ahead: SentPull | undefined;
@@ -118,31 +119,48 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
 }
 
 /**
- * The pull's result, or null as soon as the signal aborts: shutdown must not wait out a held
- * long poll on a connection it does not close (a shared client instance).
+ * Races pulls against the loop's abort signal: a pull settles with its result, or with null as
+ * soon as the signal aborts (shutdown must not wait out a held long poll on a connection it does
+ * not close, a shared client instance). One abort listener per loop, not one per pull: adding and
+ * removing an AbortSignal listener costs more than the rest of a pull's bookkeeping.
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  if (signal.aborted) {
-    work.catch(() => {});
-    return Promise.resolve(null);
-  }
-  return new Promise<T | null>((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => {});
-      resolve(null);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
+class AbortRace {
+  private readonly waiting = new Set<(v: null) => void>();
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const resolve of this.waiting) resolve(null);
+        this.waiting.clear();
       },
-      (err: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
+      { once: true },
     );
-  });
+  }
+
+  race<T>(work: Promise<T>): Promise<T | null> {
+    if (this.signal.aborted) {
+      work.catch(() => {});
+      return Promise.resolve(null);
+    }
+    return new Promise<T | null>((resolve, reject) => {
+      const onAbort = (v: null) => {
+        work.catch(() => {});
+        resolve(v);
+      };
+      this.waiting.add(onAbort);
+      work.then(
+        (v) => {
+          this.waiting.delete(onAbort);
+          resolve(v);
+        },
+        (err: unknown) => {
+          this.waiting.delete(onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
 }
 
 async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Promise<PullResult> {
@@ -178,11 +196,10 @@ function filterAndTag(result: PullResult, mq: MessageQueue, sub: SubscriptionDat
   const all = result.body ? decodeMessages(result.body, mq.brokerName) : [];
   const tagged = sub && sub.tagsSet.length > 0 && !sub.classFilterMode;
   const kept = tagged ? all.filter((m) => m.tags !== undefined && sub.tagsSet.includes(m.tags)) : all;
-  const minOffset = String(result.minOffset);
-  const maxOffset = String(result.maxOffset);
-  for (const m of kept) {
-    putProperty(m, MessageConst.MIN_OFFSET, minOffset);
-    putProperty(m, MessageConst.MAX_OFFSET, maxOffset);
-  }
+  const offsets = {
+    [MessageConst.MIN_OFFSET]: String(result.minOffset),
+    [MessageConst.MAX_OFFSET]: String(result.maxOffset),
+  };
+  for (const m of kept) putProperties(m, offsets);
   return kept;
 }

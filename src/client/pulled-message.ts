@@ -31,8 +31,11 @@ function shadow(target: object, name: string, value: unknown): void {
 }
 
 export class PulledMessage implements MessageExt {
-  /** Properties set before `properties` was first read (the pull loop's MIN/MAX_OFFSET, ...). */
-  #pending: [string, string][] | undefined;
+  /**
+   * Properties set before `properties` was first read, applied in order on the parse: objects
+   * shared by a whole batch (the pull loop's MIN/MAX_OFFSET, the consumer's CONSUME_START_TIME).
+   */
+  #pending: Readonly<Record<string, string>>[] | undefined;
   #properties: Record<string, string> | undefined;
   #keys: string[] | undefined;
   #offsetMsgId: string | undefined;
@@ -75,7 +78,7 @@ export class PulledMessage implements MessageExt {
       const p = propertiesObject(
         utf8Decoder.decode(this.#src.subarray(this.#propsPos, this.#propsPos + this.#propsBytes)),
       );
-      if (this.#pending) for (const [name, value] of this.#pending) p[name] = value;
+      if (this.#pending) for (const extra of this.#pending) Object.assign(p, extra);
       this.#pending = undefined;
       this.#properties = p;
     }
@@ -86,13 +89,14 @@ export class PulledMessage implements MessageExt {
   }
 
   /**
-   * Sets one property without parsing the others: the parse happens, with this value applied,
-   * only if someone reads `properties` (or a field derived from it).
+   * Sets properties without parsing the others: the parse happens, with these applied, only if
+   * someone reads `properties` (or a field derived from it). `extra` may be shared by many
+   * messages and must not change afterwards.
    */
-  putProperty(name: string, value: string): void {
-    if (this.#properties !== undefined) this.#properties[name] = value;
-    else if (this.#pending === undefined) this.#pending = [[name, value]];
-    else this.#pending.push([name, value]);
+  putProperties(extra: Readonly<Record<string, string>>): void {
+    if (this.#properties !== undefined) Object.assign(this.#properties, extra);
+    else if (this.#pending === undefined) this.#pending = [extra];
+    else this.#pending.push(extra);
   }
 
   get tags(): string | undefined {
@@ -170,8 +174,8 @@ export class PulledMessage implements MessageExt {
   }
 }
 
-/** Sets a property on a consumed message, lazily when it is a PulledMessage. */
-export function putProperty(msg: MessageExt, name: string, value: string): void {
-  if (msg instanceof PulledMessage) msg.putProperty(name, value);
-  else msg.properties[name] = value;
+/** Sets properties on a consumed message, lazily when it is a PulledMessage (see putProperties). */
+export function putProperties(msg: MessageExt, extra: Readonly<Record<string, string>>): void {
+  if (msg instanceof PulledMessage) msg.putProperties(extra);
+  else Object.assign(msg.properties, extra);
 }

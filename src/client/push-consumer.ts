@@ -28,7 +28,7 @@ import {
   type PullTarget,
   runPullLoop,
 } from "./pull-loop.ts";
-import { putProperty } from "./pulled-message.ts";
+import { putProperties } from "./pulled-message.ts";
 import { type ConsumeFromWhere, type MessageModel, Rebalancer } from "./rebalance.ts";
 
 export const DEFAULT_REBALANCE_INTERVAL_MS = 20_000;
@@ -234,10 +234,10 @@ export class PushConsumer implements ConsumerMember {
 
   private async consume(t: PullTarget, batch: MessageExt[]): Promise<void> {
     if (t.pq.dropped) return;
-    const now = String(Date.now());
+    const started = { [MessageConst.CONSUME_START_TIME]: String(Date.now()) };
     for (const m of batch) {
       restoreRetryTopic(m, this.group);
-      putProperty(m, MessageConst.CONSUME_START_TIME, now);
+      putProperties(m, started);
     }
     let ok: boolean;
     try {

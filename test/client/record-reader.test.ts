@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { compressZlib, ZLIB_SYS_FLAG } from "../../src/client/compression.ts";
 import { decodeMessages, type MessageExt, toMessageExt } from "../../src/client/message.ts";
-import { PulledMessage, putProperty } from "../../src/client/pulled-message.ts";
+import { PulledMessage, putProperties } from "../../src/client/pulled-message.ts";
 import {
   decodeRecord,
   encodeProperties,
@@ -105,9 +105,9 @@ describe("pull body decoding", () => {
     ]);
 
     // Set before anything parsed them, then read: both the stored and the added properties.
-    putProperty(m!, "MIN_OFFSET", "0");
+    putProperties(m!, { MIN_OFFSET: "0" });
     expect(m!.properties).toEqual({ TAGS: "A", KEYS: "k1  k2", UNIQ_KEY: "U0", MIN_OFFSET: "0" });
-    putProperty(m!, "MAX_OFFSET", "9");
+    putProperties(m!, { MAX_OFFSET: "9" });
     expect(m!.properties.MAX_OFFSET).toBe("9");
 
     m!.tags = "B";
