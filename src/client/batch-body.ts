@@ -39,32 +39,47 @@ export class BatchBuffers {
 }
 
 /**
- * Items `k` are `bodies[k]`, `flags[k]` and `properties[k]`. The buffer is sized for the worst
- * case and each properties string is written where it goes, its length taken from what was written
- * (Buffer.byteLength first cost as much as the write: both flatten the concatenated string).
+ * Writes `s` as UTF-8 at `out[at]` and returns the byte count. Properties are nearly always ASCII:
+ * copying char codes costs a fraction of Buffer#write, which flattens and transcodes the string;
+ * from the first non-ASCII char on, Buffer#write does the rest.
+ */
+function writeUtf8(out: Buffer, s: string, at: number): number {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return i + out.write(s.slice(i), at + i, "utf8");
+    out[at + i] = c;
+  }
+  return n;
+}
+
+/**
+ * Item `k` is `bodies[k]` and `flags[k]`, its properties the concatenation of
+ * `pieces[ends[k-1] .. ends[k])` (ends[-1] = 0). The buffer is sized for the worst case and each
+ * piece is written where it goes; an item's properties length is what was written.
  */
 export function encodeBatchBody(
   bodies: readonly Uint8Array[],
   flags: readonly number[],
-  properties: readonly string[],
+  pieces: readonly string[],
+  ends: readonly number[],
   buffers?: BatchBuffers,
 ): Uint8Array {
   let bound = 0;
-  for (let k = 0; k < bodies.length; k++)
-    bound +=
-      ITEM_HEAD_BYTES +
-      bodies[k]!.length +
-      PROPS_LENGTH_BYTES +
-      UTF8_BYTES_PER_UNIT_MAX * properties[k]!.length;
+  for (const body of bodies) bound += ITEM_HEAD_BYTES + body.length + PROPS_LENGTH_BYTES;
+  for (const piece of pieces) bound += UTF8_BYTES_PER_UNIT_MAX * piece.length;
   // Every byte up to `pos` is written below (MAGICCODE and BODYCRC as zeros).
   const out = buffers ? buffers.take(bound) : Buffer.allocUnsafe(bound);
   const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
   let pos = 0;
+  let piece = 0;
   for (let k = 0; k < bodies.length; k++) {
     const body = bodies[k]!;
     const n = body.length;
     out.set(body, pos + ITEM_HEAD_BYTES);
-    const p = out.write(properties[k]!, pos + ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES, "utf8");
+    const propsAt = pos + ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES;
+    let p = 0;
+    for (const end = ends[k]!; piece < end; piece++) p += writeUtf8(out, pieces[piece]!, propsAt + p);
     const total = ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES + p;
     // DataView, as encodeBatch: out-of-range values wrap instead of throwing.
     dv.setInt32(pos + BATCH_ITEM.totalSize[0], total);

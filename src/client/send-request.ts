@@ -10,9 +10,9 @@ import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
 import { MQClientError } from "./errors.ts";
 import {
   bodyBytes,
-  encodeMessageProperties,
   type Message,
   messageProperties,
+  messagePropertyPieces,
   RETRY_GROUP_TOPIC_PREFIX,
   validateMessage,
 } from "./message.ts";
@@ -94,7 +94,8 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
   const ids: string[] = [];
   const bodies: Uint8Array[] = [];
   const flags: number[] = [];
-  const itemProperties: string[] = [];
+  const pieces: string[] = [];
+  const ends: number[] = [];
   for (const m of msgs) {
     if (m.topic !== first.topic) throw badBatch("the topic of the messages in one batch should be the same");
     if ((m.waitStoreMsgOK ?? true) !== (first.waitStoreMsgOK ?? true))
@@ -108,9 +109,10 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     ids.push(id);
     bodies.push(body);
     flags.push(m.flag ?? 0);
-    itemProperties.push(encodeMessageProperties(m, id));
+    messagePropertyPieces(m, id, pieces);
+    ends.push(pieces.length);
   }
-  const body = encodeBatchBody(bodies, flags, itemProperties, o.batchBuffers);
+  const body = encodeBatchBody(bodies, flags, pieces, ends, o.batchBuffers);
   if (body.length > o.bodyBytesMax)
     throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
   // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers

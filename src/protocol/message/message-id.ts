@@ -119,14 +119,21 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): () => string {
   // clock leaves it (a month boundary, a DST-shifted zone or a clock set back), not per id.
   let monthStart = 0;
   let nextMonthStart = -1;
+  // Ids made in one millisecond share everything but the counter: the head is built once per ms.
+  let lastTime = Number.NaN;
+  let head = "";
   return () => {
     const t = now();
-    if (t < monthStart || t >= nextMonthStart) {
-      const d = new Date(t);
-      monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
-      nextMonthStart = new Date(d.getFullYear(), d.getMonth() + 1, 1).getTime();
+    if (t !== lastTime) {
+      if (t < monthStart || t >= nextMonthStart) {
+        const d = new Date(t);
+        monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
+        nextMonthStart = new Date(d.getFullYear(), d.getMonth() + 1, 1).getTime();
+      }
+      head = prefix + hex32((t - monthStart) | 0);
+      lastTime = t;
     }
-    const id = prefix + hex32((t - monthStart) | 0) + HEX_BYTE[counter >>> 8]! + HEX_BYTE[counter & 0xff]!;
+    const id = head + HEX_BYTE[counter >>> 8]! + HEX_BYTE[counter & 0xff]!;
     counter = (counter + 1) & 0xffff;
     return id;
   };
