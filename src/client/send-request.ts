@@ -3,15 +3,15 @@
  * (DefaultMQProducerImpl#sendKernelImpl) and reads their responses (MQClientAPIImpl#processSendResponse).
  */
 import { SendMessageRequestHeaderV2, SendMessageResponseHeader } from "../protocol/headers/send.ts";
-import { encodeProperties, MessageConst } from "../protocol/message/index.ts";
+import { decodeProperties, encodeProperties, MessageConst } from "../protocol/message/index.ts";
 import { type ExtFields, type RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
 import { type BatchBuffers, encodeBatchBody } from "./batch-body.ts";
 import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
 import { MQClientError } from "./errors.ts";
 import {
   bodyBytes,
+  encodeMessageProperties,
   type Message,
-  messageProperties,
   messagePropertyPieces,
   RETRY_GROUP_TOPIC_PREFIX,
   validateMessage,
@@ -42,7 +42,8 @@ export interface PreparedSend {
   body: Uint8Array;
   flag: number;
   sysFlag: number;
-  properties: Map<string, string>;
+  /** The encoded properties (spec §2.1), UNIQ_KEY included for a single message. */
+  properties: string;
   batch: boolean;
   msgId: string;
   /** The caller's message, handed to queue selectors. */
@@ -63,9 +64,9 @@ export interface PrepareOptions {
 export function prepareSingle(msg: Message, o: PrepareOptions): PreparedSend {
   let body = bodyBytes(msg.body);
   validateMessage(msg, body, o.bodyBytesMax);
-  const properties = messageProperties(msg);
   const msgId = o.nextUniqueId();
-  properties.set(MessageConst.UNIQ_KEY, msgId);
+  // The order of messageProperties, then UNIQ_KEY, as the Java producer sets them.
+  const properties = encodeMessageProperties(msg, msgId);
   let sysFlag = 0;
   if (body.length >= o.compressOverBytes) {
     body = compressZlib(body, o.compressLevel);
@@ -117,7 +118,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
   // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers
   // that append container properties to every item (rocketmq issue 9416).
-  const properties = new Map([[MessageConst.WAIT, String(first.waitStoreMsgOK ?? true)]]);
+  const properties = encodeProperties(new Map([[MessageConst.WAIT, String(first.waitStoreMsgOK ?? true)]]));
   return {
     topic: first.topic,
     body,
@@ -144,13 +145,14 @@ export function sendRequestParts(
   let reconsumeTimes = 0;
   let maxReconsumeTimes: number | undefined;
   if (p.topic.startsWith(RETRY_GROUP_TOPIC_PREFIX)) {
-    properties = new Map(properties);
     // Retry sends move the counters from properties into the header (Java sendKernelImpl).
-    reconsumeTimes = Number(properties.get(MessageConst.RECONSUME_TIME) ?? 0);
-    properties.delete(MessageConst.RECONSUME_TIME);
-    const max = properties.get(MessageConst.MAX_RECONSUME_TIMES);
+    const map = decodeProperties(properties);
+    reconsumeTimes = Number(map.get(MessageConst.RECONSUME_TIME) ?? 0);
+    map.delete(MessageConst.RECONSUME_TIME);
+    const max = map.get(MessageConst.MAX_RECONSUME_TIMES);
     if (max !== undefined) maxReconsumeTimes = Number(max);
-    properties.delete(MessageConst.MAX_RECONSUME_TIMES);
+    map.delete(MessageConst.MAX_RECONSUME_TIMES);
+    properties = encodeProperties(map);
   }
   const ext = SendMessageRequestHeaderV2.encode({
     producerGroup,
@@ -161,7 +163,7 @@ export function sendRequestParts(
     sysFlag: p.sysFlag,
     bornTimestamp: Date.now(),
     flag: p.flag,
-    properties: encodeProperties(properties),
+    properties,
     reconsumeTimes,
     unitMode: false,
     ...(maxReconsumeTimes !== undefined ? { maxReconsumeTimes } : {}),
