@@ -40,6 +40,12 @@ export interface FlusherOptions {
    * transient store pool.
    */
   readonly asyncWriteDelayMs: number;
+  /**
+   * ASYNC_FLUSH: written bytes that may stay unsynced before a sync starts without waiting for
+   * `flushIntervalCommitLog`. Under a burst the disk then works while appends go on, instead of
+   * one long sync of the whole burst afterwards; it also bounds what a power loss can take.
+   */
+  readonly asyncFlushBytes: number;
 }
 
 /** Pending bytes that are written at once, whatever the delay. */
@@ -69,6 +75,9 @@ export class CommitLogFlusher {
   private active = false;
   private again = false;
   private syncRequested = false;
+  /** The ASYNC_FLUSH sync in flight, if any (see `syncInBackground`). */
+  private backgroundSync: Promise<void> | undefined;
+  private syncAgain = false;
   private readonly dirty = new Set<Segment>();
   private bufferWaiters: (() => void)[] = [];
   private interval: ReturnType<typeof setInterval> | undefined;
@@ -160,11 +169,50 @@ export class CommitLogFlusher {
 
   /** Writes and syncs everything appended so far. */
   async flushAll(): Promise<void> {
-    while (this.flushedOffset < this.cl.maxOffset || this.active) {
+    while (this.flushedOffset < this.cl.maxOffset || this.active || this.backgroundSync) {
       this.requestSync();
       await this.running;
+      await this.backgroundSync;
       if (this.lastError) throw this.lastError;
     }
+  }
+
+  /** Written but not yet durable. */
+  private get unsyncedBytes(): number {
+    return this.cl.writtenOffset - this.flushedOffset;
+  }
+
+  /**
+   * ASYNC_FLUSH: an fdatasync that runs beside the writes instead of between them, so a slow sync
+   * never stalls writing (the backlog would grow behind it). One at a time; a request made while
+   * one runs starts another when it ends, covering what was written meanwhile.
+   */
+  private syncInBackground(): void {
+    if (this.unsyncedBytes <= 0) return;
+    if (this.backgroundSync) {
+      this.syncAgain = true;
+      return;
+    }
+    this.backgroundSync = this.sync()
+      .then(
+        () => {
+          this.lastError = undefined;
+        },
+        (err: unknown) => {
+          this.lastError = err as Error;
+          this.log.error({ err }, "commitlog sync failed; retrying");
+          clearTimeout(this.retryTimer);
+          this.retryTimer = setTimeout(() => this.requestSync(), RETRY_AFTER_ERROR_MS);
+          this.retryTimer.unref?.();
+        },
+      )
+      .finally(() => {
+        this.backgroundSync = undefined;
+        if (this.syncAgain) {
+          this.syncAgain = false;
+          this.syncInBackground();
+        }
+      });
   }
 
   stop(): void {
@@ -173,6 +221,7 @@ export class CommitLogFlusher {
     clearTimeout(this.retryTimer);
     this.open = undefined;
     this.waiters = 0;
+    this.syncAgain = false;
     for (const g of this.groups.splice(0)) g.resolve(false);
   }
 
@@ -193,8 +242,12 @@ export class CommitLogFlusher {
         }
         this.open = undefined;
         await this.writePending();
-        const sync = this.opts.flushDiskType === "SYNC_FLUSH" || this.syncRequested;
-        if (sync && this.flushedOffset < this.cl.writtenOffset) await this.sync();
+        if (this.opts.flushDiskType === "SYNC_FLUSH") {
+          // Group commit: the waiting puts are completed by this very sync.
+          if (this.flushedOffset < this.cl.writtenOffset) await this.sync();
+        } else if (this.syncRequested || this.unsyncedBytes >= this.opts.asyncFlushBytes) {
+          this.syncInBackground();
+        }
         this.syncRequested = false;
         this.lastError = undefined;
       } catch (err) {

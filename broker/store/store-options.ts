@@ -56,6 +56,8 @@ export interface StoreOptions {
   readonly syncFlushWaitersMax: number;
   /** ASYNC_FLUSH: ms appended bytes may wait before they are written (see CommitLogFlusher). */
   readonly asyncWriteDelayMs: number;
+  /** ASYNC_FLUSH: unsynced written bytes that start a sync at once (see CommitLogFlusher). */
+  readonly asyncFlushBytes: number;
   /** Largest single CommitLog read a pull issues, in bytes. */
   readonly readSpanBytesMax: number;
 }
@@ -88,6 +90,7 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   writeBufferBytesMax: 256 * 1024 * 1024,
   syncFlushWaitersMax: 100_000,
   asyncWriteDelayMs: 5,
+  asyncFlushBytes: 16 * 1024 * 1024,
   readSpanBytesMax: 4 * 1024 * 1024,
 };
 

@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { waitFor } from "../../support/rocketbun-child.ts";
+import { openStore } from "./file-store.helpers.ts";
+import { message, tempDir } from "./helpers.ts";
+
+// Writes at once, and no periodic sync within a test's lifetime: only the byte threshold syncs.
+const ASYNC = {
+  flushDiskType: "ASYNC_FLUSH",
+  asyncWriteDelayMs: 0,
+  flushIntervalCommitLog: 3_600_000,
+  mappedFileSizeCommitLog: 1024 * 1024,
+} as const;
+
+describe("commitlog flusher, ASYNC_FLUSH", () => {
+  test("once the written, unsynced bytes reach asyncFlushBytes, a sync starts by itself", async () => {
+    await using dir = await tempDir();
+    const s = await openStore(dir.path, { ...ASYNC, asyncFlushBytes: 8 * 1024 });
+    for (let i = 0; i < 20; i++) await s.putMessage(message("T", 0, "x".repeat(1000)));
+    await waitFor("a sync without a flush call", () => s.flusher.flushedOffset >= 8 * 1024);
+    expect(s.flusher.counters.syncs).toBeGreaterThanOrEqual(1);
+    // Whatever the background syncs covered, flushAll leaves everything durable.
+    await s.flusher.flushAll();
+    expect(s.flusher.flushedOffset).toBe(s.cl.maxOffset);
+    await s.shutdown();
+  });
+
+  test("below the threshold nothing is synced until the interval or a flush", async () => {
+    await using dir = await tempDir();
+    const s = await openStore(dir.path, { ...ASYNC, asyncFlushBytes: 1024 * 1024 });
+    for (let i = 0; i < 20; i++) await s.putMessage(message("T", 0, "x".repeat(1000)));
+    await waitFor("the bytes written", () => s.cl.writtenOffset === s.cl.maxOffset);
+    await new Promise((r) => setTimeout(r, 50));
+    expect([s.flusher.flushedOffset, s.flusher.counters.syncs]).toEqual([0, 0]);
+    await s.flusher.flushAll();
+    expect(s.flusher.flushedOffset).toBe(s.cl.maxOffset);
+    await s.shutdown();
+  });
+});
