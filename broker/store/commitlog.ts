@@ -99,7 +99,7 @@ export class CommitLog {
     storeTimestamp: number,
   ): number | undefined {
     let total = 0;
-    for (const r of records) total += r.layout.totalSize;
+    for (const r of records) total += r.totalSize;
     if (total + BLANK_RECORD_BYTES > this.segmentSize) return undefined;
     let seg = this.segments.ensure(this.maxOffset);
     const room = seg.end - this.maxOffset;
@@ -114,14 +114,9 @@ export class CommitLog {
     const c = this.chunkFor(seg, total);
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      const at = {
-        queueOffset: dispatched ? queueOffset + i : 0,
-        physicalOffset: this.maxOffset,
-        storeTimestamp,
-      };
-      writeRecord(c.buf, c.dv, c.used, r, at);
-      c.used += r.layout.totalSize;
-      this.maxOffset += r.layout.totalSize;
+      writeRecord(c.buf, c.dv, c.used, r, dispatched ? queueOffset + i : 0, this.maxOffset, storeTimestamp);
+      c.used += r.totalSize;
+      this.maxOffset += r.totalSize;
     }
     return first;
   }

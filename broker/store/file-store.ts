@@ -231,7 +231,7 @@ export class FileMessageStore implements MessageStore {
     for (let i = 0; i < preps.length; i++) {
       const p = preps[i]!;
       const m = msgs[i]!;
-      const size = p.layout.totalSize;
+      const size = p.totalSize;
       this.dispatcher.enqueue(
         dispatchRequestOf(
           m.topic,
@@ -256,7 +256,7 @@ export class FileMessageStore implements MessageStore {
       this.chunksSeen = this.cl.chunksStarted;
       this.flusher.yieldTurn();
     }
-    const sizes = preps.length > 1 ? preps.map((p) => p.layout.totalSize) : undefined;
+    const sizes = preps.length > 1 ? preps.map((p) => p.totalSize) : undefined;
     const result = new AppendResult(
       first.storeHost,
       phy,

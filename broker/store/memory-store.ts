@@ -122,13 +122,13 @@ export class MemoryMessageStore implements MessageStore {
     const ids: string[] = [];
     for (const [i, p] of preps.entries()) {
       const phy = this.maxPhy;
-      const rec = new Uint8Array(p.layout.totalSize);
-      const at = { queueOffset: dispatched ? queueOffset + i : 0, physicalOffset: phy, storeTimestamp };
-      writeRecord(rec, new DataView(rec.buffer), 0, p, at);
+      const rec = new Uint8Array(p.totalSize);
+      const recordQueueOffset = dispatched ? queueOffset + i : 0;
+      writeRecord(rec, new DataView(rec.buffer), 0, p, recordQueueOffset, phy, storeTimestamp);
       this.records.set(phy, rec);
       this.maxPhy += rec.length;
       ids.push(encodeOffsetMessageId(p.input.storeHost, phy));
-      this.dispatch(rec, phy, at.queueOffset, dispatched, q);
+      this.dispatch(rec, phy, recordQueueOffset, dispatched, q);
     }
     this.puts += batch.length;
     this.putBytes += this.maxPhy - wroteOffset;

@@ -5,40 +5,12 @@
  * shape, properties parsed straight into an object, message bodies as views of the pulled bytes,
  * and topic, host and msgId-prefix strings decoded once per body (they repeat across its records).
  */
-import {
-  formatHostAddress,
-  MagicCode,
-  MessageSysFlag,
-  RECORD,
-  type RecordLayout,
-  readI64,
-  recordLayout,
-} from "../protocol/message/index.ts";
+import { formatHostAddress, headLayout, MessageSysFlag, RECORD, readI64 } from "../protocol/message/index.ts";
 import { decompressBody } from "./compression.ts";
 import type { MessageExt } from "./message.ts";
 import { type KnownHost, PulledMessage } from "./pulled-message.ts";
 
 const utf8Decoder = new TextDecoder();
-
-/** Positions with zero-length body, topic and properties, for each of the eight record shapes. */
-const HEADS: readonly RecordLayout[] = Array.from({ length: 8 }, (_, shape) =>
-  recordLayout(
-    (shape & 1 ? MessageSysFlag.BORNHOST_V6_FLAG : 0) |
-      (shape & 2 ? MessageSysFlag.STOREHOSTADDRESS_V6_FLAG : 0),
-    shape & 4 ? MagicCode.MESSAGE_V2 : MagicCode.MESSAGE,
-    0,
-    0,
-    0,
-  ),
-);
-
-function headOf(sysFlag: number, magicCode: number): RecordLayout {
-  const shape =
-    ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0 ? 1 : 0) |
-    ((sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0 ? 2 : 0) |
-    (magicCode === MagicCode.MESSAGE_V2 ? 4 : 0);
-  return HEADS[shape]!;
-}
 
 /**
  * The strings that repeat across the records of one body (topic, store and born hosts), decoded
@@ -110,7 +82,7 @@ function readMessage(
 ): MessageExt {
   const magicCode = dv.getInt32(pos + RECORD.magicCode[0]);
   let sysFlag = dv.getInt32(pos + RECORD.sysFlag[0]);
-  const L = headOf(sysFlag, magicCode);
+  const L = headLayout(sysFlag, magicCode);
   const bodyBytes = dv.getInt32(pos + L.bodyLength);
   // After the body every position shifts by the lengths before it.
   const topicLenPos = pos + L.topicLength + bodyBytes;

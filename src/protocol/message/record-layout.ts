@@ -106,6 +106,31 @@ export function recordLayout(
   };
 }
 
+/** `recordLayout` with empty body, topic and properties, for each of the eight record shapes. */
+const HEADS: readonly RecordLayout[] = Array.from({ length: 8 }, (_, shape) =>
+  recordLayout(
+    (shape & 1 ? MessageSysFlag.BORNHOST_V6_FLAG : 0) |
+      (shape & 2 ? MessageSysFlag.STOREHOSTADDRESS_V6_FLAG : 0),
+    shape & 4 ? MagicCode.MESSAGE_V2 : MagicCode.MESSAGE,
+    0,
+    0,
+    0,
+  ),
+);
+
+/**
+ * The positions of a record with empty body, topic and properties (shared, not copied): the
+ * fixed part, and the variable positions before the lengths shift them. Hot paths add the
+ * lengths themselves instead of building a layout per record.
+ */
+export function headLayout(sysFlag: number, magicCode: number): RecordLayout {
+  const shape =
+    ((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0 ? 1 : 0) |
+    ((sysFlag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG) !== 0 ? 2 : 0) |
+    (magicCode === MagicCode.MESSAGE_V2 ? 4 : 0);
+  return HEADS[shape]!;
+}
+
 /** Where STORETIMESTAMP sits, given only SYSFLAG (spec §4.1: @56, or @68 with an IPv6 born host). */
 export function storeTimestampPosition(sysFlag: number): number {
   return RECORD.bornHost[0] + hostBytes((sysFlag & MessageSysFlag.BORNHOST_V6_FLAG) !== 0);

@@ -9,6 +9,7 @@ import { decodeProperties, PROPERTIES_BYTES_MAX } from "./properties.ts";
 import {
   BLANK,
   BLANK_RECORD_BYTES,
+  headLayout,
   RECORD,
   type RecordLayout,
   readI64,
@@ -63,7 +64,9 @@ export interface RecordPlacement {
 /** A record ready to be written: sizes known, strings encoded, CRC computed, host flags set. */
 export interface PreparedRecord {
   readonly input: RecordInput;
-  readonly layout: RecordLayout;
+  /** Positions before the body, topic and properties lengths shift them (see `headLayout`). */
+  readonly head: RecordLayout;
+  readonly totalSize: number;
   readonly magicCode: number;
   readonly sysFlag: number;
   readonly bodyCrc: number;
@@ -118,10 +121,11 @@ export function prepareRecord(input: RecordInput): PreparedRecord {
   let sysFlag = input.sysFlag & ~(MessageSysFlag.BORNHOST_V6_FLAG | MessageSysFlag.STOREHOSTADDRESS_V6_FLAG);
   if (input.bornHost.ip.length === 16) sysFlag |= MessageSysFlag.BORNHOST_V6_FLAG;
   if (input.storeHost.ip.length === 16) sysFlag |= MessageSysFlag.STOREHOSTADDRESS_V6_FLAG;
-  const layout = recordLayout(sysFlag, magicCode, input.body.length, topicBytes.length, propertiesLength);
+  const head = headLayout(sysFlag, magicCode);
   return {
     input,
-    layout,
+    head,
+    totalSize: head.totalSize + input.body.length + topicBytes.length + propertiesLength,
     magicCode,
     sysFlag,
     bodyCrc: bodyCrc(input.body),
@@ -136,37 +140,47 @@ function writeHost(dst: Uint8Array, dv: DataView, pos: number, host: HostAddress
   dv.setInt32(pos + host.ip.length, host.port);
 }
 
-/** Writes a prepared record at `dst[pos]`; `dv` views the same bytes as `dst`. */
+/**
+ * Writes a prepared record at `dst[pos]`; `dv` views the same bytes as `dst`. The placement comes
+ * as numbers: this runs once per stored message.
+ */
 export function writeRecord(
   dst: Uint8Array,
   dv: DataView,
   pos: number,
   p: PreparedRecord,
-  at: RecordPlacement,
+  queueOffset: number,
+  physicalOffset: number,
+  storeTimestamp: number,
 ): void {
-  const L = p.layout;
+  const H = p.head;
   const m = p.input;
-  dv.setInt32(pos + RECORD.totalSize[0], L.totalSize);
+  const bodyLength = m.body.length;
+  const topicLength = p.topicBytes.length;
+  dv.setInt32(pos + RECORD.totalSize[0], p.totalSize);
   dv.setInt32(pos + RECORD.magicCode[0], p.magicCode);
   dv.setInt32(pos + RECORD.bodyCrc[0], p.bodyCrc);
   dv.setInt32(pos + RECORD.queueId[0], m.queueId);
   dv.setInt32(pos + RECORD.flag[0], m.flag);
-  writeI64(dv, pos + RECORD.queueOffset[0], at.queueOffset);
-  writeI64(dv, pos + RECORD.physicalOffset[0], at.physicalOffset);
+  writeI64(dv, pos + RECORD.queueOffset[0], queueOffset);
+  writeI64(dv, pos + RECORD.physicalOffset[0], physicalOffset);
   dv.setInt32(pos + RECORD.sysFlag[0], p.sysFlag);
   writeI64(dv, pos + RECORD.bornTimestamp[0], m.bornTimestamp);
-  writeHost(dst, dv, pos + L.bornHost, m.bornHost);
-  writeI64(dv, pos + L.storeTimestamp, at.storeTimestamp);
-  writeHost(dst, dv, pos + L.storeHost, m.storeHost);
-  dv.setInt32(pos + L.reconsumeTimes, m.reconsumeTimes);
-  writeI64(dv, pos + L.preparedTransactionOffset, m.preparedTransactionOffset);
-  dv.setInt32(pos + L.bodyLength, m.body.length);
-  dst.set(m.body, pos + L.body);
-  if (L.topicLengthBytes === 2) dv.setInt16(pos + L.topicLength, p.topicBytes.length);
-  else dv.setInt8(pos + L.topicLength, p.topicBytes.length);
-  copySmall(dst, pos + L.topic, p.topicBytes);
-  dv.setInt16(pos + L.propertiesLength, p.propertiesLength);
-  const at0 = pos + L.properties;
+  writeHost(dst, dv, pos + H.bornHost, m.bornHost);
+  writeI64(dv, pos + H.storeTimestamp, storeTimestamp);
+  writeHost(dst, dv, pos + H.storeHost, m.storeHost);
+  dv.setInt32(pos + H.reconsumeTimes, m.reconsumeTimes);
+  writeI64(dv, pos + H.preparedTransactionOffset, m.preparedTransactionOffset);
+  dv.setInt32(pos + H.bodyLength, bodyLength);
+  dst.set(m.body, pos + H.body);
+  // After the body every position shifts by the lengths before it.
+  const afterBody = pos + bodyLength;
+  if (H.topicLengthBytes === 2) dv.setInt16(afterBody + H.topicLength, topicLength);
+  else dv.setInt8(afterBody + H.topicLength, topicLength);
+  copySmall(dst, afterBody + H.topic, p.topicBytes);
+  const afterTopic = afterBody + topicLength;
+  dv.setInt16(afterTopic + H.propertiesLength, p.propertiesLength);
+  const at0 = afterTopic + H.properties;
   if (p.propertiesBytes) dst.set(p.propertiesBytes, at0);
   else for (let i = 0, s = m.properties; i < s.length; i++) dst[at0 + i] = s.charCodeAt(i);
 }
@@ -174,8 +188,8 @@ export function writeRecord(
 /** Encodes one whole record into a fresh buffer. */
 export function encodeRecord(input: RecordInput, at: RecordPlacement): Uint8Array {
   const p = prepareRecord(input);
-  const out = new Uint8Array(p.layout.totalSize);
-  writeRecord(out, new DataView(out.buffer), 0, p, at);
+  const out = new Uint8Array(p.totalSize);
+  writeRecord(out, new DataView(out.buffer), 0, p, at.queueOffset, at.physicalOffset, at.storeTimestamp);
   return out;
 }
 
