@@ -67,6 +67,13 @@ export class Producer {
   private readonly topicsUsed = new Map<string, Promise<unknown>>();
   /** Topics whose first route load has finished. */
   private readonly routeLoaded = new Set<string>();
+  /**
+   * Queues for topics the NameServer does not know yet, taken from the TBW102 route (Java keeps
+   * them in its topicPublishInfoTable too): without them every send to a topic the broker is
+   * about to auto-create would ask the NameServer for TBW102 again. A topic's own route, once
+   * the periodic refresh finds it, takes precedence.
+   */
+  private readonly autoCreateQueues = new Map<string, readonly MessageQueue[]>();
   private readonly prep: PrepareOptions;
   /**
    * Only over the default TCP transport, which copies a frame before writing it: an injected
@@ -222,7 +229,8 @@ export class Producer {
   ): MessageQueue | null {
     if (options.queue) return options.queue;
     if (!this.routeLoaded.has(p.topic)) return null;
-    const queues = this.client.routes.publishInfo(p.topic)?.queues;
+    const own = this.client.routes.publishInfo(p.topic)?.queues;
+    const queues = own && own.length > 0 ? own : this.autoCreateQueues.get(p.topic);
     if (!queues || queues.length === 0) return null;
     if (options.selector) return options.selector(queues, p.source);
     if (options.shardingKey !== undefined) return selectByShardingKey(queues, options.shardingKey);
@@ -256,9 +264,14 @@ export class Producer {
       this.topicsUsed.set(topic, first);
     }
     await first;
-    let info = this.client.routes.publishInfo(topic);
-    if (!info || info.queues.length === 0) info = await this.autoCreateInfo(topic);
-    return info?.queues ?? [];
+    const info = this.client.routes.publishInfo(topic);
+    if (info && info.queues.length > 0) {
+      this.autoCreateQueues.delete(topic);
+      return info.queues;
+    }
+    const queues = (await this.autoCreateInfo(topic))?.queues ?? [];
+    if (queues.length > 0) this.autoCreateQueues.set(topic, queues);
+    return queues;
   }
 
   /** Java's fallback for an unknown topic: the TBW102 route, min(4, writeQueueNums) queues per broker. */

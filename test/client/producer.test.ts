@@ -203,9 +203,19 @@ describe("producer", () => {
     await using cluster = await startCluster([{ topics: ["TBW102"] }]);
     const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
     try {
+      const lookups: string[] = [];
+      const refresh = producer.client.refreshRoute.bind(producer.client);
+      producer.client.refreshRoute = (topic) => {
+        lookups.push(topic);
+        return refresh(topic);
+      };
       const r = await producer.send({ topic: "Fresh", body: enc.encode("new") });
       expect(r.sendStatus).toBe("SEND_OK");
       expect(cluster.broker.topics.get("Fresh")?.writeQueueNums).toBe(4);
+      // Later sends reuse the TBW102-derived queues until the topic's own route exists: no
+      // NameServer lookup per send.
+      for (let i = 0; i < 5; i++) await producer.send({ topic: "Fresh", body: enc.encode(`more ${i}`) });
+      expect(lookups).toEqual(["Fresh", "TBW102"]);
     } finally {
       await producer.shutdown();
     }
