@@ -4,8 +4,9 @@
  * child in the same run: sync send with 1 in flight, 128 in flight, batches of 32, and draining a
  * backlog (raw pulls vs a push consumer). 1 KiB bodies; the raw frames carry the properties the
  * producer sets (TAGS, WAIT, a UNIQ_KEY per message), so both ask the broker for the same work.
- * Each scenario runs `BENCH_ROUNDS` rounds, raw and client interleaved; the table shows medians
- * and the per-round ratios follow it. Target: the client costs at most 15 % of throughput, i.e.
+ * Each scenario runs `BENCH_ROUNDS` rounds; in a round the send scenarios alternate raw and client
+ * in short slices (see `pairedLoop`) and the drains run back to back. The table shows medians and
+ * the per-round ratios follow it. Target: the client costs at most 15 % of throughput, i.e.
  * ratio ≥ 0.85 against the raw client.
  */
 import pino from "pino";
@@ -14,7 +15,7 @@ import { PullSysFlag } from "../src/protocol/headers/pull.ts";
 import { SendMessageRequestHeaderV2 } from "../src/protocol/headers/send.ts";
 import { encodeBatch, encodeProperties } from "../src/protocol/message/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
-import { closedLoop } from "./lib/load.ts";
+import { runSlice } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -76,15 +77,6 @@ async function ok(p: Promise<RemotingCommand>): Promise<RemotingCommand> {
   return r;
 }
 
-/** This process's CPU time (user + system) per call of `run`, in µs: the client's own cost, free of broker noise. */
-async function cpuPerCall<T>(run: (count: () => void) => Promise<T>): Promise<{ result: T; cpuUs: number }> {
-  let calls = 0;
-  const before = process.cpuUsage();
-  const result = await run(() => calls++);
-  const used = process.cpuUsage(before);
-  return { result, cpuUs: (used.user + used.system) / Math.max(calls, 1) };
-}
-
 function countRecords(body: Uint8Array): number {
   const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
   let n = 0;
@@ -127,12 +119,42 @@ interface Measure {
   cpuUs: number;
 }
 
-/** `calls` closed-loop calls of `perCall` messages each, `inflight` at a time. */
-async function loop(call: () => Promise<unknown>, inflight: number, perCall = 1): Promise<Measure> {
-  const { result, cpuUs } = await cpuPerCall((count) =>
-    closedLoop(() => call().then(count), inflight, durationMs),
-  );
-  return { rate: perCall * result, cpuUs: cpuUs / perCall };
+/** Slices per side in one paired measure (see `pairedLoop`). */
+const SLICES = 8;
+
+/**
+ * Raw and client closed loops, `inflight` calls of `perCall` messages each, measured in
+ * `SLICES` alternating slices of `durationMs / SLICES` per side (the first side alternating too):
+ * this machine's speed drifts by 2x within seconds, and slices put the drift on both sides alike.
+ * A short warm-up of each side runs first.
+ */
+async function pairedLoop(
+  rawCall: () => Promise<unknown>,
+  clientCall: () => Promise<unknown>,
+  inflight: number,
+  perCall = 1,
+): Promise<{ raw: Measure; client: Measure }> {
+  await runSlice(rawCall, inflight, 200);
+  await runSlice(clientCall, inflight, 200);
+  const sides = {
+    raw: { call: rawCall, calls: 0, ms: 0, cpuUs: 0 },
+    client: { call: clientCall, calls: 0, ms: 0, cpuUs: 0 },
+  };
+  for (let k = 0; k < SLICES; k++) {
+    for (const side of k % 2 === 0 ? [sides.raw, sides.client] : [sides.client, sides.raw]) {
+      const before = process.cpuUsage();
+      const { calls, ms } = await runSlice(side.call, inflight, durationMs / SLICES);
+      const used = process.cpuUsage(before);
+      side.calls += calls;
+      side.ms += ms;
+      side.cpuUs += used.user + used.system;
+    }
+  }
+  const measure = (x: typeof sides.raw): Measure => ({
+    rate: (perCall * x.calls * 1000) / x.ms,
+    cpuUs: x.cpuUs / Math.max(perCall * x.calls, 1),
+  });
+  return { raw: measure(sides.raw), client: measure(sides.client) };
 }
 
 // Backlog: fill once; every round drains all of it again, raw pulls from offset 0 and a push
@@ -212,45 +234,58 @@ async function pushDrain(): Promise<Measure> {
 
 interface Scenario {
   name: string;
-  raw: { name: string; run: () => Promise<Measure> };
-  client: { name: string; run: () => Promise<Measure> };
+  rawName: string;
+  clientName: string;
+  /** One round: both sides measured. */
+  run: () => Promise<{ raw: Measure; client: Measure }>;
+}
+
+let drainRoundsRun = 0;
+/** Drains cannot be sliced: each round runs both whole, alternating which goes first. */
+async function pairedDrain(): Promise<{ raw: Measure; client: Measure }> {
+  if (drainRoundsRun++ % 2 === 0) {
+    const rawM = await rawDrain();
+    return { raw: rawM, client: await pushDrain() };
+  }
+  const clientM = await pushDrain();
+  return { raw: await rawDrain(), client: clientM };
 }
 
 const scenarios: Scenario[] = [
   {
     name: "send, 1 in flight",
-    raw: { name: "raw SEND_MESSAGE_V2, 1 in flight", run: () => loop(rawOne, 1) },
-    client: { name: "producer.send, 1 in flight", run: () => loop(() => producer.send(message), 1) },
+    rawName: "raw SEND_MESSAGE_V2, 1 in flight",
+    clientName: "producer.send, 1 in flight",
+    run: () => pairedLoop(rawOne, () => producer.send(message), 1),
   },
   {
     name: "send, 128 in flight",
-    raw: { name: "raw SEND_MESSAGE_V2, 128 in flight", run: () => loop(rawOne, 128) },
-    client: { name: "producer.send, 128 in flight", run: () => loop(() => producer.send(message), 128) },
+    rawName: "raw SEND_MESSAGE_V2, 128 in flight",
+    clientName: "producer.send, 128 in flight",
+    run: () => pairedLoop(rawOne, () => producer.send(message), 128),
   },
   {
     name: "batch of 32",
-    raw: { name: "raw batch of 32, 8 in flight", run: () => loop(rawBatch, 8, BATCH) },
-    client: {
-      name: "producer.sendBatch of 32, 8 in flight",
-      run: () => loop(() => producer.sendBatch(batch), 8, BATCH),
-    },
+    rawName: "raw batch of 32, 8 in flight",
+    clientName: "producer.sendBatch of 32, 8 in flight",
+    run: () => pairedLoop(rawBatch, () => producer.sendBatch(batch), 8, BATCH),
   },
   {
     name: "backlog drain",
-    raw: { name: `raw pull drain of ${backlog.toLocaleString("en-US")} msgs`, run: rawDrain },
-    client: { name: "push consumer drain of the same backlog", run: pushDrain },
+    rawName: `raw pull drain of ${backlog.toLocaleString("en-US")} msgs`,
+    clientName: "push consumer drain of the same backlog",
+    run: pairedDrain,
   },
 ];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-// Rounds interleave raw and client and alternate which goes first, so drift on a shared machine
-// (other processes, the broker's page cache, JIT tiers) falls on both sides alike.
 const results = scenarios.map(() => ({ raw: [] as Measure[], client: [] as Measure[] }));
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, s] of scenarios.entries()) {
-    const order = round % 2 === 0 ? (["raw", "client"] as const) : (["client", "raw"] as const);
-    for (const side of order) results[i]![side].push(await s[side].run());
+    const m = await s.run();
+    results[i]!.raw.push(m.raw);
+    results[i]!.client.push(m.client);
   }
 }
 await producer.shutdown();
@@ -263,27 +298,30 @@ const ratioLines: string[] = [];
 for (const [i, s] of scenarios.entries()) {
   const r = results[i]!;
   const rawRate = median(r.raw.map((m) => m.rate));
-  rows.push({ name: s.raw.name, value: rawRate, unit: "msgs/s" });
+  // Each round measures both sides under the same conditions: the verdict uses the median of the
+  // rounds' ratios, not the ratio of medians taken from different rounds.
+  const ratios = r.client.map((m, k) => m.rate / r.raw[k]!.rate);
+  rows.push({ name: s.rawName, value: rawRate, unit: "msgs/s" });
   rows.push({
-    name: s.client.name,
+    name: s.clientName,
     value: median(r.client.map((m) => m.rate)),
     unit: "msgs/s",
     ceiling: rawRate,
+    ratio: median(ratios),
     target: TARGET,
   });
-  cpuRows.push({ name: `CPU, ${s.raw.name}`, value: median(r.raw.map((m) => m.cpuUs)), unit: "µs/msg" });
+  cpuRows.push({ name: `CPU, ${s.rawName}`, value: median(r.raw.map((m) => m.cpuUs)), unit: "µs/msg" });
   cpuRows.push({
-    name: `CPU, ${s.client.name}`,
+    name: `CPU, ${s.clientName}`,
     value: median(r.client.map((m) => m.cpuUs)),
     unit: "µs/msg",
   });
-  const ratios = r.client.map((m, k) => m.rate / r.raw[k]!.rate);
   ratioLines.push(
     `${s.name.padEnd(22)} per round ${ratios.map((x) => x.toFixed(2)).join(" ")}  median ${median(ratios).toFixed(2)}`,
   );
 }
 printTable(
-  `client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per measure, median of ${ROUNDS} rounds`,
+  `client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per side per round, ${ROUNDS} rounds (rates: medians; ratio: median of the rounds' ratios)`,
   rows,
 );
 // The bench's own process: CPU per message, steadier than rates on a shared machine.

@@ -12,17 +12,27 @@ export async function closedLoop(
 }
 
 async function runFor(call: () => Promise<unknown>, inflight: number, durationMs: number): Promise<number> {
-  let done = 0;
+  const { calls, ms } = await runSlice(call, inflight, durationMs);
+  return (calls * 1000) / ms;
+}
+
+/** `inflight` workers calling `call` one call after another for `durationMs`: calls made and ms taken. */
+export async function runSlice(
+  call: () => Promise<unknown>,
+  inflight: number,
+  durationMs: number,
+): Promise<{ calls: number; ms: number }> {
+  let calls = 0;
   const start = performance.now();
   const end = start + durationMs;
   const worker = async () => {
     while (performance.now() < end) {
       await call();
-      done++;
+      calls++;
     }
   };
   await Promise.all(Array.from({ length: inflight }, worker));
-  return (done * 1000) / (performance.now() - start);
+  return { calls, ms: performance.now() - start };
 }
 
 /**

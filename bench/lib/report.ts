@@ -4,6 +4,8 @@ export interface Row {
   value: number;
   unit: string;
   ceiling?: number;
+  /** Overrides value/ceiling: for paired measures, the median of the per-round ratios. */
+  ratio?: number;
   target?: number;
 }
 
@@ -13,7 +15,7 @@ export function printTable(title: string, rows: Row[]): void {
     `${"measure".padEnd(48)} ${"value".padStart(12)} ${"ceiling".padStart(12)} ${"ratio".padStart(7)}  target`,
   );
   for (const row of rows) {
-    const ratio = row.ceiling ? row.value / row.ceiling : undefined;
+    const ratio = row.ratio ?? (row.ceiling ? row.value / row.ceiling : undefined);
     const verdict =
       ratio !== undefined && row.target !== undefined ? (ratio >= row.target ? "met" : "MISSED") : "";
     console.log(
