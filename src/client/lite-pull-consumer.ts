@@ -180,6 +180,9 @@ export class LitePullConsumer implements ConsumerMember {
       client: this.client,
       group: this.group,
       subscription: (topic) => this.subs.get(topic),
+      // Assigned queues have no heartbeat subscription on the broker: always send it (as Java's
+      // lite pull consumer does).
+      postSubscription: true,
       commitOffset: () => -1,
       limits: { ...DEFAULT_FLOW_LIMITS, ...this.o.flowLimits },
       batchSize: this.o.pullBatchSize ?? DEFAULT_PULL_BATCH_SIZE,

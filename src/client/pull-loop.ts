@@ -7,9 +7,11 @@
 import type { SubscriptionData } from "../protocol/body/subscription.ts";
 import { PullSysFlag } from "../protocol/headers/pull.ts";
 import { MessageConst } from "../protocol/message/index.ts";
+import { ResponseCode } from "../remoting/index.ts";
 import { pause } from "./abortable.ts";
 import type { PullResult } from "./broker-api.ts";
 import type { ClientInstance } from "./client-instance.ts";
+import { MQClientError } from "./errors.ts";
 import { decodeMessages, type MessageExt } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import type { FlowLimits, ProcessQueue } from "./process-queue.ts";
@@ -32,6 +34,14 @@ export interface PullLoopDeps {
   client: ClientInstance;
   group: string;
   subscription(topic: string): SubscriptionData | undefined;
+  /**
+   * Whether each pull carries the subscription (Java's postSubscriptionWhenPull). Without it the
+   * broker uses the subscription of the group's last heartbeat, as Java's push consumer has it by
+   * default: the broker does not parse the expression on every pull.
+   */
+  postSubscription: boolean;
+  /** The broker does not know this consumer's subscription, or knows an older one. */
+  onSubscriptionUnknown?(): Promise<void>;
   /** The offset to commit with the pull, or -1 for none (broadcasting, lite pull). */
   commitOffset(mq: MessageQueue): number;
   limits: FlowLimits;
@@ -82,6 +92,12 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
     if (result instanceof Error) {
       if (t.pq.dropped || d.signal.aborted) break;
       log.warn({ err: result.message, offset }, "pull failed, backing off");
+      if (
+        result instanceof MQClientError &&
+        (result.code === ResponseCode.SUBSCRIPTION_NOT_EXIST ||
+          result.code === ResponseCode.SUBSCRIPTION_NOT_LATEST)
+      )
+        await d.onSubscriptionUnknown?.().catch(() => undefined);
       void d.client.refreshRoute(t.mq.topic).catch(() => null);
       await pause(d.errorDelayMs, d.signal);
       continue;
@@ -169,7 +185,8 @@ async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Prom
   const commitOffset = d.commitOffset(mq);
   let sysFlag = PullSysFlag.SUSPEND;
   if (commitOffset > 0) sysFlag |= PullSysFlag.COMMIT_OFFSET;
-  if (sub) sysFlag |= PullSysFlag.SUBSCRIPTION;
+  const post = sub !== undefined && d.postSubscription;
+  if (post) sysFlag |= PullSysFlag.SUBSCRIPTION;
   return d.client.broker.pull(
     addr,
     {
@@ -181,7 +198,8 @@ async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Prom
       sysFlag,
       commitOffset: Math.max(commitOffset, 0),
       suspendTimeoutMillis: d.suspendMs,
-      ...(sub ? { subscription: sub.subString, expressionType: sub.expressionType } : {}),
+      ...(post ? { subscription: sub.subString } : {}),
+      ...(sub ? { expressionType: sub.expressionType } : {}),
       subVersion: sub?.subVersion ?? 0,
     },
     d.timeoutMs,

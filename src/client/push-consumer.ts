@@ -57,6 +57,11 @@ export interface PushConsumerOptions extends Partial<ClientOptions> {
   /** Messages per listener call (Java's consumeMessageBatchMaxSize). */
   consumeBatchSize?: number;
   pullBatchSize?: number;
+  /**
+   * Send the subscription with every pull (Java's postSubscriptionWhenPull, default false): by
+   * default the broker takes it from the group's heartbeat.
+   */
+  postSubscriptionWhenPull?: boolean;
   flowLimits?: Partial<FlowLimits>;
   maxReconsumeTimes?: number;
   rebalanceIntervalMs?: number;
@@ -194,6 +199,9 @@ export class PushConsumer implements ConsumerMember {
       client: this.client,
       group: this.group,
       subscription: (topic) => this.subs.get(topic),
+      postSubscription: this.o.postSubscriptionWhenPull ?? false,
+      // A broker that joined after the last heartbeat, or restarted: tell it who we are.
+      onSubscriptionUnknown: () => this.client.heartbeatAll(),
       commitOffset: (mq) => (this.messageModel === "CLUSTERING" ? this.offsets.readMemory(mq) : -1),
       limits: this.limits,
       batchSize: this.o.pullBatchSize ?? DEFAULT_PULL_BATCH_SIZE,

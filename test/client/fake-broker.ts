@@ -74,6 +74,8 @@ export class FakeBroker {
   /** group → clientId → connection */
   readonly consumers = new Map<string, Map<string, Connection>>();
   readonly subscriptions = new Map<string, Map<string, SubscriptionData>>();
+  /** SYSFLAG of every pull received. */
+  readonly pullSysFlags: number[] = [];
   readonly producers = new Map<string, Set<string>>();
   /** Every request code received, in order (for assertions). */
   readonly received: number[] = [];
@@ -445,6 +447,7 @@ export class FakeBroker {
 
   private pull(req: RemotingCommand, ctx: { reply(r: RemotingCommand): void }): RemotingCommand | null {
     const h = PullMessageRequestHeader.decode(req.extFields);
+    this.pullSysFlags.push(h.sysFlag);
     const key = `${h.topic}@${h.queueId}`;
     if (!this.topics.has(h.topic))
       return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "topic not exist");
@@ -452,6 +455,8 @@ export class FakeBroker {
       (h.sysFlag & PullSysFlag.SUBSCRIPTION) !== 0
         ? buildSubscription(h.topic, h.subscription)
         : this.subscriptions.get(h.consumerGroup)?.get(h.topic);
+    // A real broker answers so when no heartbeat brought the group's subscription.
+    if (!sub) return RemotingCommand.response(ResponseCode.SUBSCRIPTION_NOT_EXIST, "subscription not exist");
     if ((h.sysFlag & PullSysFlag.COMMIT_OFFSET) !== 0) {
       this.offsets.set(`${h.topic}@${h.consumerGroup}@${h.queueId}`, h.commitOffset);
     }

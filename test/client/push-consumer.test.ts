@@ -10,6 +10,7 @@ import {
   type PushConsumer,
   userProperties,
 } from "../../src/client/index.ts";
+import { PullSysFlag } from "../../src/protocol/headers/pull.ts";
 import { startCluster, waitFor } from "./harness.ts";
 import { silent } from "./silent.ts";
 
@@ -96,6 +97,53 @@ describe("push consumer", () => {
       cluster.broker.queues.get(`T@${q}`)?.length ?? 0,
     ]);
     expect(committed.sort()).toEqual(expectedOffsets.filter(([, n]) => n !== 0).sort());
+  });
+
+  test("pulls leave the subscription to the heartbeat unless asked; a broker that forgot it is told again", async () => {
+    await using cluster = await startCluster([{ topics: ["T"] }]);
+    const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
+    const got: string[] = [];
+    const consumer = await createPushConsumer({
+      namesrvAddr: cluster.namesrvAddr,
+      group: "GS",
+      subscriptions: { T: "*" },
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      onMessage: (msgs) => {
+        got.push(...msgs.map(text));
+      },
+      ...quick,
+    });
+    try {
+      await sendAll(producer, "T", 4);
+      await waitFor("4 messages", () => got.length >= 4);
+      expect(cluster.broker.pullSysFlags.length).toBeGreaterThan(0);
+      expect(cluster.broker.pullSysFlags.every((f) => (f & PullSysFlag.SUBSCRIPTION) === 0)).toBe(true);
+      // As after a broker restart: the group's subscription is gone until the next heartbeat,
+      // which the consumer sends when a pull is answered SUBSCRIPTION_NOT_EXIST.
+      cluster.broker.subscriptions.clear();
+      await sendAll(producer, "T", 4);
+      await waitFor("4 more messages", () => got.length >= 8);
+      expect(cluster.broker.subscriptions.get("GS")?.has("T")).toBe(true);
+    } finally {
+      await consumer.shutdown();
+    }
+    const posting = await createPushConsumer({
+      namesrvAddr: cluster.namesrvAddr,
+      group: "GP",
+      subscriptions: { T: "*" },
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      postSubscriptionWhenPull: true,
+      onMessage: () => {},
+      ...quick,
+    });
+    try {
+      const before = cluster.broker.pullSysFlags.length;
+      await waitFor("a pull", () => cluster.broker.pullSysFlags.length > before);
+      expect((cluster.broker.pullSysFlags.at(-1)! & PullSysFlag.SUBSCRIPTION) !== 0).toBe(true);
+    } finally {
+      await posting.shutdown();
+      await producer.shutdown();
+    }
   });
 
   test("a message whose listener throws comes back through %RETRY% under its own topic", async () => {
