@@ -1,7 +1,7 @@
 /**
  * A properties string (spec §2.1) parsed straight into a plain object, for consumed messages.
  */
-import { MessageConst, NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR } from "../protocol/message/index.ts";
+import { MessageConst, scanProperties } from "../protocol/message/index.ts";
 
 /**
  * The well-known property names by length and first character: reusing the constant spares
@@ -25,24 +25,17 @@ function propertyName(s: string, start: number, end: number): string {
  */
 export function propertiesObject(s: string): Record<string, string> {
   const out: Record<string, string> = {};
-  let start = 0;
-  while (start < s.length) {
-    let end = s.indexOf(PROPERTY_SEPARATOR, start);
-    if (end < 0) end = s.length;
-    const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
-    if (end - start >= 3 && sep > start && sep < end - 1) {
-      const name = propertyName(s, start, sep);
-      // Assignment would set the prototype; Object.fromEntries defines an own property.
-      if (name === "__proto__")
-        Object.defineProperty(out, name, {
-          value: s.slice(sep + 1, end),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      else out[name] = s.slice(sep + 1, end);
-    }
-    start = end + 1;
-  }
+  scanProperties(s, (start, sep, end) => {
+    const name = propertyName(s, start, sep);
+    // Assignment would set the prototype; Object.fromEntries defines an own property.
+    if (name === "__proto__")
+      Object.defineProperty(out, name, {
+        value: s.slice(sep + 1, end),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    else out[name] = s.slice(sep + 1, end);
+  });
   return out;
 }

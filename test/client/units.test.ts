@@ -50,6 +50,7 @@ describe("client units", () => {
   test("unique ids count the ms since the start of the local month, also after the clock crosses into the next month or goes back", () => {
     const times = [
       new Date(2024, 0, 31, 23, 59, 59, 999).getTime(),
+      new Date(2024, 0, 31, 23, 59, 59, 999).getTime(), // same ms: only the counter moves
       new Date(2024, 1, 1, 0, 0, 0, 5).getTime(),
       new Date(2024, 0, 31, 23, 59, 59, 0).getTime(),
     ];
@@ -60,11 +61,13 @@ describe("client units", () => {
       instanceHash: 2,
       now: () => times[i++]!,
     });
-    const sinceMonthStart = (id: string) => Number.parseInt(id.slice(20, 28), 16);
-    expect(times.map(() => sinceMonthStart(next()))).toEqual([
-      times[0]! - new Date(2024, 0, 1).getTime(),
-      5,
-      times[2]! - new Date(2024, 0, 1).getTime(),
+    const fields = (id: string) => [Number.parseInt(id.slice(20, 28), 16), Number.parseInt(id.slice(28), 16)];
+    const jan = new Date(2024, 0, 1).getTime();
+    expect(times.map(() => fields(next()))).toEqual([
+      [times[0]! - jan, 0],
+      [times[0]! - jan, 1],
+      [5, 2],
+      [times[3]! - jan, 3],
     ]);
   });
 

@@ -65,21 +65,25 @@ export function encodeProperties(props: ReadonlyMap<string, string>): string {
 }
 
 /**
- * Decodes a properties string the way Java's `string2messageProperties` does: an entry needs a
- * non-empty name and value; a later duplicate overwrites an earlier one.
+ * Calls `entry` for each entry of a properties string that Java's `string2messageProperties`
+ * keeps (a non-empty name and value), in order, with the positions of the name `[start, sep)`
+ * and the value `[sep + 1, end)`. A later duplicate comes later: the caller's last write wins.
  */
-export function decodeProperties(s: string): Map<string, string> {
-  const map = new Map<string, string>();
+export function scanProperties(s: string, entry: (start: number, sep: number, end: number) => void): void {
   let start = 0;
   while (start < s.length) {
     let end = s.indexOf(PROPERTY_SEPARATOR, start);
     if (end < 0) end = s.length;
     const sep = s.indexOf(NAME_VALUE_SEPARATOR, start);
-    if (end - start >= 3 && sep > start && sep < end - 1) {
-      map.set(s.slice(start, sep), s.slice(sep + 1, end));
-    }
+    if (end - start >= 3 && sep > start && sep < end - 1) entry(start, sep, end);
     start = end + 1;
   }
+}
+
+/** Decodes a properties string the way Java's `string2messageProperties` does. */
+export function decodeProperties(s: string): Map<string, string> {
+  const map = new Map<string, string>();
+  scanProperties(s, (start, sep, end) => map.set(s.slice(start, sep), s.slice(sep + 1, end)));
   return map;
 }
 

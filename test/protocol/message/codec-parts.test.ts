@@ -131,30 +131,6 @@ describe("message ids and host addresses", () => {
     const b = next();
     expect([a, b]).toEqual(["0A0000012345FFFFFFFF000003E80000", "0A0000012345FFFFFFFF000003E80001"]);
   });
-  test("the time field follows the clock from id to id: next ms, next month, and a clock set back", () => {
-    const may = new Date(2024, 4, 1).getTime();
-    const june = new Date(2024, 5, 1).getTime();
-    const times = [may + 5, may + 5, may + 6, june - 1, june + 2, may + 7];
-    let i = 0;
-    const next = createUniqueIdGenerator({
-      ip: new Uint8Array(4),
-      pid: 1,
-      instanceHash: 2,
-      now: () => times[i++]!,
-    });
-    const fields = times.map(() => {
-      const id = next();
-      return [Number.parseInt(id.slice(20, 28), 16), Number.parseInt(id.slice(28), 16)];
-    });
-    expect(fields).toEqual([
-      [5, 0],
-      [5, 1],
-      [6, 2],
-      [june - 1 - may, 3],
-      [2, 4],
-      [7, 5],
-    ]);
-  });
 });
 
 describe("batch body", () => {
