@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import type { BrokerConfig } from "../src/config/broker-config.ts";
 import type { MessageStoreConfig } from "../src/config/message-store-config.ts";
+import type { NettyClientConfig, NettyServerConfig } from "../src/config/netty-config.ts";
 import type { RocketbunBrokerConfig } from "../src/config/rocketbun-config.ts";
 import type { HostAddress } from "../src/protocol/message/host-address.ts";
 import type { RemotingEndpoint } from "../src/remoting/endpoint.ts";
@@ -18,6 +19,9 @@ import type { TopicManager } from "./topics/topic-manager.ts";
 export interface BrokerContext {
   readonly brokerConfig: BrokerConfig;
   readonly storeConfig: MessageStoreConfig;
+  /** Shown by GET_BROKER_CONFIG beside the broker and store keys, as Java's broker shows them. */
+  readonly nettyServerConfig: NettyServerConfig;
+  readonly nettyClientConfig: NettyClientConfig;
   readonly limits: RocketbunBrokerConfig;
   /** `brokerIP1:listenPort`, as registered and as written into stored records. */
   readonly brokerAddr: string;

@@ -109,6 +109,8 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   const ctx: BrokerContext = {
     brokerConfig: bc,
     storeConfig: sc,
+    nettyServerConfig: config.nettyServer,
+    nettyClientConfig: config.nettyClient,
     limits: config.limits,
     get brokerAddr() {
       return brokerAddr;

@@ -77,8 +77,20 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
   ]);
 }
 
+/**
+ * Every key of the broker's configuration, as Java's broker answers it: broker, netty server and
+ * client, and store keys, with run-time values (the bound port, the current permission) winning.
+ */
 function configText(ctx: BrokerContext): string {
-  const all: Record<string, unknown> = { ...ctx.storeConfig, ...ctx.brokerConfig, ...ctx.runtime };
+  const listenPort = Number(ctx.brokerAddr.slice(ctx.brokerAddr.lastIndexOf(":") + 1));
+  const all: Record<string, unknown> = {
+    ...ctx.nettyClientConfig,
+    ...ctx.nettyServerConfig,
+    listenPort,
+    ...ctx.storeConfig,
+    ...ctx.brokerConfig,
+    ...ctx.runtime,
+  };
   return `${Object.entries(all)
     .map(([k, v]) => `${k}=${v}`)
     .join("\n")}\n`;

@@ -358,6 +358,10 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
       "brokerPermission=6",
       "flushDiskType=ASYNC_FLUSH",
     ]);
+    // The netty server and client keys are there too, the bound port among them.
+    expect(
+      config.filter((l) => /^(listenPort|serverWorkerThreads|connectTimeoutMillis)=/.test(l)).sort(),
+    ).toEqual(["connectTimeoutMillis=3000", `listenPort=${h.addr.split(":")[1]}`, "serverWorkerThreads=8"]);
     const update = (text: string) => c.invoke(h.addr, req(R.UPDATE_BROKER_CONFIG, null, utf8.encode(text)));
     expect({
       readOnly: answer(await update("brokerPermission=4\n")),
