@@ -43,12 +43,12 @@ export class BatchBuffers {
  * copying char codes costs a fraction of Buffer#write, which flattens and transcodes the string;
  * from the first non-ASCII char on, Buffer#write does the rest.
  */
-function writeUtf8(out: Buffer, s: string, at: number): number {
+function writeUtf8(out: Buffer, bytes: Uint8Array, s: string, at: number): number {
   const n = s.length;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return i + out.write(s.slice(i), at + i, "utf8");
-    out[at + i] = c;
+    bytes[at + i] = c;
   }
   return n;
 }
@@ -71,6 +71,8 @@ export function encodeBatchBody(
   // Every byte up to `pos` is written below (MAGICCODE and BODYCRC as zeros).
   const out = buffers ? buffers.take(bound) : Buffer.allocUnsafe(bound);
   const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  // Indexed stores into a plain Uint8Array view run faster than into the Buffer subclass.
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   let pos = 0;
   let piece = 0;
   for (let k = 0; k < bodies.length; k++) {
@@ -79,7 +81,7 @@ export function encodeBatchBody(
     out.set(body, pos + ITEM_HEAD_BYTES);
     const propsAt = pos + ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES;
     let p = 0;
-    for (const end = ends[k]!; piece < end; piece++) p += writeUtf8(out, pieces[piece]!, propsAt + p);
+    for (const end = ends[k]!; piece < end; piece++) p += writeUtf8(out, bytes, pieces[piece]!, propsAt + p);
     const total = ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES + p;
     // DataView, as encodeBatch: out-of-range values wrap instead of throwing.
     dv.setInt32(pos + BATCH_ITEM.totalSize[0], total);
