@@ -128,6 +128,10 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
           "pull offset illegal, adopting the broker's offset",
         );
         t.nextOffset = result.nextBeginOffset;
+        // As Java drops the process queue: what was cached belongs to offsets the broker disowns,
+        // and messages at the new offsets must not be taken for duplicates of the old ones.
+        t.pq.generation += 1;
+        t.pq.clear();
         d.onOffsetIllegal(t, result.nextBeginOffset);
         break;
     }
