@@ -35,7 +35,11 @@ export class PulledMessage implements MessageExt {
    * Properties set before `properties` was first read, applied in order on the parse: objects
    * shared by a whole batch (the pull loop's MIN/MAX_OFFSET, the consumer's CONSUME_START_TIME).
    */
-  #pending: Readonly<Record<string, string>>[] | undefined;
+  #pending: Readonly<Record<string, string>> | undefined;
+  /** The second set before the parse (the pull loop's comes first, then the consumer's). */
+  #pending2: Readonly<Record<string, string>> | undefined;
+  /** Any further ones, in order. */
+  #pendingMore: Readonly<Record<string, string>>[] | undefined;
   #properties: Record<string, string> | undefined;
   #keys: string[] | undefined;
   #offsetMsgId: string | undefined;
@@ -78,8 +82,12 @@ export class PulledMessage implements MessageExt {
       const p = propertiesObject(
         utf8Decoder.decode(this.#src.subarray(this.#propsPos, this.#propsPos + this.#propsBytes)),
       );
-      if (this.#pending) for (const extra of this.#pending) Object.assign(p, extra);
+      if (this.#pending) Object.assign(p, this.#pending);
+      if (this.#pending2) Object.assign(p, this.#pending2);
+      if (this.#pendingMore) for (const extra of this.#pendingMore) Object.assign(p, extra);
       this.#pending = undefined;
+      this.#pending2 = undefined;
+      this.#pendingMore = undefined;
       this.#properties = p;
     }
     return this.#properties;
@@ -95,8 +103,10 @@ export class PulledMessage implements MessageExt {
    */
   putProperties(extra: Readonly<Record<string, string>>): void {
     if (this.#properties !== undefined) Object.assign(this.#properties, extra);
-    else if (this.#pending === undefined) this.#pending = [extra];
-    else this.#pending.push(extra);
+    else if (this.#pending === undefined) this.#pending = extra;
+    else if (this.#pending2 === undefined) this.#pending2 = extra;
+    else if (this.#pendingMore === undefined) this.#pendingMore = [extra];
+    else this.#pendingMore.push(extra);
   }
 
   get tags(): string | undefined {

@@ -109,6 +109,10 @@ describe("pull body decoding", () => {
     expect(m!.properties).toEqual({ TAGS: "A", KEYS: "k1  k2", UNIQ_KEY: "U0", MIN_OFFSET: "0" });
     putProperties(m!, { MAX_OFFSET: "9" });
     expect(m!.properties.MAX_OFFSET).toBe("9");
+    // Several sets before the parse apply in order, the later winning.
+    const [n] = decodeMessages(record({}, 1), "broker-a") as PulledMessage[];
+    for (const v of ["1", "2", "3", "4"]) putProperties(n!, { X: v, [`K${v}`]: v });
+    expect(n!.properties).toMatchObject({ X: "4", K1: "1", K2: "2", K3: "3", K4: "4", TAGS: "A" });
 
     m!.tags = "B";
     m!.msgId = "mine";
