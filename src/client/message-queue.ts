@@ -7,8 +7,16 @@ export interface MessageQueue {
 }
 
 /** A stable map key; equality of queues is equality of keys. */
+/** Keys of queue objects already seen: pull loops ask for the same queue's key on every pull. */
+const keys = new WeakMap<MessageQueue, string>();
+
 export function mqKey(mq: MessageQueue): string {
-  return `${mq.topic}\u0000${mq.brokerName}\u0000${mq.queueId}`;
+  let key = keys.get(mq);
+  if (key === undefined) {
+    key = `${mq.topic}\u0000${mq.brokerName}\u0000${mq.queueId}`;
+    keys.set(mq, key);
+  }
+  return key;
 }
 
 /** Java's MessageQueue.compareTo: topic, then broker name, then queue id. */

@@ -21,7 +21,7 @@ export interface OffsetStore {
 }
 
 abstract class MemoryOffsets {
-  protected readonly table = new Map<string, { mq: MessageQueue; offset: number }>();
+  protected readonly table = new Map<string, { readonly mq: MessageQueue; offset: number }>();
 
   readMemory(mq: MessageQueue): number {
     return this.table.get(mqKey(mq))?.offset ?? -1;
@@ -30,8 +30,8 @@ abstract class MemoryOffsets {
   update(mq: MessageQueue, offset: number, increaseOnly: boolean): void {
     const key = mqKey(mq);
     const cur = this.table.get(key);
-    if (cur && increaseOnly && offset <= cur.offset) return;
-    this.table.set(key, { mq, offset });
+    if (cur === undefined) this.table.set(key, { mq, offset });
+    else if (!increaseOnly || offset > cur.offset) cur.offset = offset;
   }
 
   remove(mq: MessageQueue): void {
