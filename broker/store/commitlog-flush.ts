@@ -48,6 +48,9 @@ export interface FlusherOptions {
   readonly asyncFlushBytes: number;
 }
 
+/** The OS page: the unit a burst's writes end on (see `writePending`). */
+const PAGE_BYTES = 4096;
+
 /** Pending bytes that are written at once, whatever the delay. */
 const WRITE_NOW_BYTES = 256 * 1024;
 
@@ -241,7 +244,13 @@ export class CommitLogFlusher {
           await new Promise((r) => setTimeout(r, this.opts.asyncWriteDelayMs));
         }
         this.open = undefined;
-        await this.writePending();
+        // A burst (ASYNC_FLUSH, too much pending to take the write delay) writes whole pages; the
+        // tail page follows after the delay once the burst is over.
+        await this.writePending(
+          this.opts.flushDiskType === "ASYNC_FLUSH" &&
+            !this.syncRequested &&
+            this.cl.bufferedBytes >= WRITE_NOW_BYTES,
+        );
         if (this.opts.flushDiskType === "SYNC_FLUSH") {
           // Group commit: the waiting puts are completed by this very sync.
           if (this.flushedOffset < this.cl.writtenOffset) await this.sync();
@@ -268,14 +277,22 @@ export class CommitLogFlusher {
     }
   }
 
-  private async writePending(): Promise<void> {
-    const target = this.cl.maxOffset;
+  /**
+   * Writes the appended bytes not yet written. `wholePages`: stop at the last 4 KiB boundary and
+   * keep the partly filled page for the next round. A write into a page that a running sync is
+   * writing back waits for that I/O, so during a burst, with syncs running beside the writes
+   * (`syncInBackground`), rewriting the tail page would stall the writer behind each sync.
+   */
+  private async writePending(wholePages = false): Promise<void> {
+    const end = this.cl.maxOffset;
+    const target = wholePages ? end - (end % PAGE_BYTES) : end;
+    if (target <= this.cl.writtenOffset) return;
     const ts = this.cl.lastStoreTimestamp;
     // Group the unwritten parts of the chunks by segment; chunks of one segment are contiguous.
     const bySeg = new Map<Segment, { pos: number; bufs: Uint8Array[]; marks: [typeof c, number][] }>();
     let c: (typeof this.cl.chunks)[number] | undefined;
     for (c of this.cl.chunks) {
-      const upTo = c.used;
+      const upTo = Math.min(c.used, target - c.start);
       if (c.written >= upTo) continue;
       let g = bySeg.get(c.seg);
       if (!g) {
@@ -292,11 +309,10 @@ export class CommitLogFlusher {
       for (const [chunk, upTo] of g.marks) chunk!.written = upTo;
       this.dirty.add(seg);
     }
-    if (bySeg.size > 0 || this.cl.writtenOffset < target) {
-      this.cl.writtenOffset = target;
-      this.writtenStoreTimestamp = ts;
-      this.cl.releaseChunks();
-    }
+    this.cl.writtenOffset = target;
+    // The checkpoint's store time must not name a record whose tail is still in memory.
+    if (target === end) this.writtenStoreTimestamp = ts;
+    this.cl.releaseChunks();
   }
 
   private async sync(): Promise<void> {

@@ -36,3 +36,24 @@ describe("commitlog flusher, ASYNC_FLUSH", () => {
     await s.shutdown();
   });
 });
+
+describe("commitlog flusher, ASYNC_FLUSH bursts", () => {
+  test("a burst is written in whole pages; the partly filled tail page follows once the burst ends", async () => {
+    await using dir = await tempDir();
+    const s = await openStore(dir.path, { ...ASYNC, asyncWriteDelayMs: 20, asyncFlushBytes: 1 << 30 });
+    // 400 puts appended in one turn: far more than the writer takes without waiting.
+    const puts = Array.from({ length: 400 }, (_, i) =>
+      s.putMessage(message("T", i % 4, "x".repeat(1000 + (i % 7)))),
+    );
+    await Promise.all(puts);
+    const firstWrite = await waitFor("the first write", () => s.cl.writtenOffset || undefined);
+    expect(firstWrite % 4096).toBe(0);
+    expect(firstWrite).toBeLessThan(s.cl.maxOffset);
+    await waitFor("the tail page", () => s.cl.writtenOffset === s.cl.maxOffset);
+    await s.shutdown();
+    // Everything is there after a clean restart.
+    const again = await openStore(dir.path, ASYNC);
+    expect([0, 1, 2, 3].map((q) => again.getMaxOffsetInQueue("T", q))).toEqual([100, 100, 100, 100]);
+    await again.shutdown();
+  });
+});
