@@ -199,7 +199,12 @@ export class FileMessageStore implements MessageStore {
   private put(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
     if (this.flusher.gate || this.cl.bufferedBytes > this.options.writeBufferBytesMax)
       return this.putWhenReady(msgs, wait);
-    return this.append(msgs, wait);
+    try {
+      return this.append(msgs, wait);
+    } catch (err) {
+      // As an async function would: a failure is a rejected promise, never a throw at the caller.
+      return Promise.reject(err);
+    }
   }
 
   private async putWhenReady(msgs: readonly MessageToStore[], wait: boolean): Promise<PutMessageResult> {
