@@ -64,8 +64,15 @@ export class CommitLogFlusher {
   flushedStoreTimestamp = 0;
   /** Write calls (one writev per segment per round), bytes they carried, and fdatasyncs issued. */
   readonly counters = { writes: 0, writtenBytes: 0, syncs: 0 };
-  /** The last write or sync error, cleared by the next success; the store refuses puts meanwhile. */
-  lastError: Error | undefined;
+  /** The last write-round error, cleared by the next successful round. */
+  private roundError: Error | undefined;
+  /** The last background-sync error, cleared only by the next successful sync. */
+  private syncError: Error | undefined;
+
+  /** The last write or sync error not yet followed by a success; the store refuses puts meanwhile. */
+  get lastError(): Error | undefined {
+    return this.roundError ?? this.syncError;
+  }
   /** Groups in offset order; the last may still be open (taking members). */
   private readonly groups: FlushGroup[] = [];
   /** The group new SYNC_FLUSH puts join; closed when a write round takes its bytes. */
@@ -199,10 +206,10 @@ export class CommitLogFlusher {
     this.backgroundSync = this.sync()
       .then(
         () => {
-          this.lastError = undefined;
+          this.syncError = undefined;
         },
         (err: unknown) => {
-          this.lastError = err as Error;
+          this.syncError = err as Error;
           this.log.error({ err }, "commitlog sync failed; retrying");
           clearTimeout(this.retryTimer);
           this.retryTimer = setTimeout(() => this.requestSync(), RETRY_AFTER_ERROR_MS);
@@ -258,9 +265,9 @@ export class CommitLogFlusher {
           this.syncInBackground();
         }
         this.syncRequested = false;
-        this.lastError = undefined;
+        this.roundError = undefined;
       } catch (err) {
-        this.lastError = err as Error;
+        this.roundError = err as Error;
         this.log.error({ err }, "commitlog flush failed; retrying");
         clearTimeout(this.retryTimer);
         this.retryTimer = setTimeout(() => this.requestSync(), RETRY_AFTER_ERROR_MS);
