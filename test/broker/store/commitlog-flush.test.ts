@@ -57,3 +57,23 @@ describe("commitlog flusher, ASYNC_FLUSH bursts", () => {
     await again.shutdown();
   });
 });
+
+describe("commitlog flusher, failures", () => {
+  test("a failed background sync refuses puts until a later sync succeeds", async () => {
+    await using dir = await tempDir();
+    const s = await openStore(dir.path, { ...ASYNC, asyncFlushBytes: 4 * 1024 });
+    expect((await s.putMessage(message("T", 0, "first"))).status).toBe("PUT_OK");
+    const seg = s.cl.segments.last!;
+    const datasync = seg.datasync.bind(seg);
+    let failing = true;
+    seg.datasync = () => (failing ? Promise.reject(new Error("EIO (injected)")) : datasync());
+    for (let i = 0; i < 8; i++) await s.putMessage(message("T", 0, "x".repeat(1000)));
+    await waitFor("the failed sync", () => s.flusher.lastError);
+    expect((await s.putMessage(message("T", 0, "refused"))).status).toBe("SERVICE_NOT_AVAILABLE");
+    failing = false;
+    // The flusher retries on its own (after about a second).
+    await waitFor("the retried sync", () => !s.flusher.lastError || undefined, 5000);
+    expect((await s.putMessage(message("T", 0, "again"))).status).toBe("PUT_OK");
+    await s.shutdown();
+  });
+});
