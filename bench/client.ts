@@ -22,7 +22,7 @@ import { startServer } from "./lib/start-server.ts";
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 2000);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000);
 /** Rounds per scenario; figures are the median over rounds. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const QUEUES = 8;
 const BATCH = 32;
 const BODY = new Uint8Array(1024).fill(0x62);

@@ -4,7 +4,7 @@
  * same run, plus recovery time per GiB of CommitLog. Each raw ceiling replays the store's own
  * write pattern of that run (same bytes, same number of writes and fdatasyncs), so the ratio is
  * the store's overhead and not a difference in grouping; the grouping is printed beside it.
- * Run: bun bench/store.ts [--mb=128] [--rounds=3]
+ * Run: bun bench/store.ts [--mb=128] [--rounds=5]
  */
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,7 +18,7 @@ import { benchDir, fmt, rawWrite, type WritePattern } from "./store/raw.ts";
 const arg = (name: string, dflt: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? dflt);
 const TOTAL_MB = arg("mb", 128);
-const ASYNC_ROUNDS = arg("rounds", 3);
+const ASYNC_ROUNDS = arg("rounds", 5);
 const BODY = new Uint8Array(1024).fill(0x61);
 const QUEUES = 8;
 // Parsed once, as the broker does per connection; not store work.
