@@ -138,20 +138,32 @@ async function brokerOrCluster(
   return (await allBrokers(admin)).filter((b) => b.cluster === where.clusterName);
 }
 
+/**
+ * `fetch` run for the broker `-b` names, or for every broker (slaves too) of the `-c` cluster, at
+ * once; `single` when `-b` named one.
+ */
+async function fromEachBroker<T>(
+  ctx: AdminContext,
+  fetch: (admin: Admin, broker: BrokerTarget) => Promise<T>,
+): Promise<{ single: boolean; results: (readonly [BrokerTarget, T])[] }> {
+  const admin = await ctx.admin();
+  const single = opt(ctx, "brokerAddr") !== undefined;
+  const brokers = await brokerOrCluster(ctx, admin, true);
+  const results = await Promise.all(brokers.map(async (b) => [b, await fetch(admin, b)] as const));
+  return { single, results };
+}
+
 const brokerStatus: AdminVerb = {
   name: "brokerStatus",
   summary: "A broker's runtime statistics (GET_BROKER_RUNTIME_INFO), sorted by key.",
   usage: "(-b BROKER_ADDR | -c CLUSTER)",
   flags: BROKER_OR_CLUSTER,
   async run(ctx) {
-    const admin = await ctx.admin();
-    const single = opt(ctx, "brokerAddr") !== undefined;
-    const brokers = await brokerOrCluster(ctx, admin, true);
-    const tables = await Promise.all(
-      brokers.map(
-        async (b) => [b.addr, new Map([...(await admin.brokerRuntimeInfo(b.addr))].sort())] as const,
-      ),
+    const { single, results } = await fromEachBroker(
+      ctx,
+      async (admin, b) => new Map([...(await admin.brokerRuntimeInfo(b.addr))].sort()),
     );
+    const tables = results.map(([b, kv]) => [b.addr, kv] as const);
     ctx.print(single ? tables[0]?.[1] : new Map(tables), () =>
       single
         ? keyValues([...(tables[0]?.[1] ?? [])])
@@ -166,12 +178,7 @@ const getBrokerConfig: AdminVerb = {
   usage: "(-b BROKER_ADDR | -c CLUSTER)",
   flags: BROKER_OR_CLUSTER,
   async run(ctx) {
-    const admin = await ctx.admin();
-    const single = opt(ctx, "brokerAddr") !== undefined;
-    const brokers = await brokerOrCluster(ctx, admin, true);
-    const configs = await Promise.all(
-      brokers.map(async (b) => [b, await brokerConfig(admin, b.addr)] as const),
-    );
+    const { single, results: configs } = await fromEachBroker(ctx, (admin, b) => brokerConfig(admin, b.addr));
     ctx.print(single ? configs[0]?.[1] : new Map(configs.map(([b, c]) => [b.addr, c])), () =>
       configs
         .map(([b, config]) => {
