@@ -25,6 +25,7 @@ import {
   type SubscriptionGroupConfig,
   subscriptionGroupConfig,
 } from "./admin-bodies.ts";
+import type { PullResult } from "./broker-api.ts";
 import { GetConsumerConnectionListRequestHeader } from "./client-headers.ts";
 import { type ClientInstance, decodeResetOffsetBody } from "./client-instance.ts";
 import { clientError, MQClientError } from "./errors.ts";
@@ -266,19 +267,26 @@ export class Admin {
     return all.filter((m) => m.keys.includes(key)).slice(0, maxNum);
   }
 
-  /** The message at one queue offset, or null. */
-  async queryMessageByOffset(mq: MessageQueue, offset: number): Promise<MessageExt | null> {
-    const addr = await this.client.masterAddr(mq.brokerName, mq.topic);
-    const r = await this.client.broker.pull(
-      addr,
+  /**
+   * One non-suspending pull of at most `maxMsgNums` messages at `offset`, with its own "*"
+   * subscription as Java's pull consumer sends it: a broker answers SUBSCRIPTION_NOT_EXIST to a
+   * group no heartbeat registered. `addr` defaults to the queue's master.
+   */
+  async pullFrom(
+    mq: MessageQueue,
+    offset: number,
+    maxMsgNums: number,
+    group = "TOOLS_CONSUMER",
+    addr?: string,
+  ): Promise<PullResult> {
+    return this.client.broker.pull(
+      addr ?? (await this.client.masterAddr(mq.brokerName, mq.topic)),
       {
-        consumerGroup: "TOOLS_CONSUMER",
+        consumerGroup: group,
         topic: mq.topic,
         queueId: mq.queueId,
         queueOffset: offset,
-        maxMsgNums: 1,
-        // With its own "*" subscription, as Java's pull consumer: a broker answers SUBSCRIPTION_NOT_EXIST
-        // to a group that has not registered one by heartbeat.
+        maxMsgNums,
         sysFlag: PullSysFlag.SUBSCRIPTION,
         commitOffset: 0,
         suspendTimeoutMillis: 0,
@@ -288,6 +296,11 @@ export class Admin {
       },
       this.timeout,
     );
+  }
+
+  /** The message at one queue offset, or null. */
+  async queryMessageByOffset(mq: MessageQueue, offset: number): Promise<MessageExt | null> {
+    const r = await this.pullFrom(mq, offset, 1);
     if (r.status !== "FOUND" || !r.body) return null;
     return decodeMessages(r.body, mq.brokerName).find((m) => m.queueOffset === offset) ?? null;
   }

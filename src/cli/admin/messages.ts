@@ -5,7 +5,6 @@
 import { type Admin, createProducer, type MessageExt, type SendResult } from "../../client/index.ts";
 import { decodeMessages } from "../../client/message.ts";
 import { type MessageQueue, mqKey } from "../../client/message-queue.ts";
-import { PullSysFlag } from "../../protocol/headers/pull.ts";
 import { isReadable, MASTER_ID } from "../../protocol/route/index.ts";
 import {
   type AdminContext,
@@ -292,23 +291,8 @@ const consumeMessage: AdminVerb = {
     for (const r of ranges) {
       let offset = r.from;
       while (offset < r.to && out.length < limit) {
-        const pulled = await admin.client.broker.pull(
-          r.addr,
-          {
-            consumerGroup: group,
-            topic,
-            queueId: r.mq.queueId,
-            queueOffset: offset,
-            maxMsgNums: Math.min(32, limit - out.length, r.to - offset),
-            sysFlag: PullSysFlag.SUBSCRIPTION,
-            commitOffset: 0,
-            suspendTimeoutMillis: 0,
-            subscription: "*",
-            expressionType: "TAG",
-            subVersion: 0,
-          },
-          admin.client.options.mqClientApiTimeoutMs,
-        );
+        const max = Math.min(32, limit - out.length, r.to - offset);
+        const pulled = await admin.pullFrom(r.mq, offset, max, group, r.addr);
         if (pulled.status !== "FOUND" || !pulled.body) break;
         const msgs = decodeMessages(pulled.body, r.mq.brokerName).filter((m) => m.queueOffset < r.to);
         out.push(...msgs.slice(0, limit - out.length));
