@@ -378,7 +378,7 @@ export class FakeBroker {
           0,
           null,
           { indexLastUpdateTimestamp: "0", indexLastUpdatePhyoffset: "0" },
-          concat(hits.map((h) => h.bytes)),
+          Buffer.concat(hits.map((h) => h.bytes)),
         );
       }),
     );
@@ -520,7 +520,7 @@ export class FakeBroker {
     }
     if (found.length === 0)
       return RemotingCommand.response(ResponseCode.PULL_RETRY_IMMEDIATELY, "NO_MATCHED_MESSAGE", hdr(i));
-    return RemotingCommand.response(0, "FOUND", hdr(i), concat(found));
+    return RemotingCommand.response(0, "FOUND", hdr(i), Buffer.concat(found));
   }
 
   private queryOffset(req: RemotingCommand): RemotingCommand {
@@ -598,14 +598,4 @@ export class FakeBroker {
 
 function offsetResponse(offset: number): RemotingCommand {
   return RemotingCommand.response(0, null, { offset: String(offset) });
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
 }
