@@ -15,6 +15,7 @@ import { PullSysFlag } from "../src/protocol/headers/pull.ts";
 import { SendMessageRequestHeaderV2 } from "../src/protocol/headers/send.ts";
 import { decodeRecord, encodeBatch, encodeProperties } from "../src/protocol/message/index.ts";
 import { encodeFrame, RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
+import { ALI_ONS_LOCAL } from "../test/support/ali-ons.ts";
 import { spawnServer } from "./lib/child.ts";
 import { rawEchoRate } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
@@ -26,9 +27,6 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 200_000);
 const BODY = new Uint8Array(1024).fill(0x61);
 const QUEUES = 8;
 const log = pino({ level: "warn" });
-const noHttp = { request: () => Promise.reject(new Error("no address server")) };
-const noop = () => {};
-const quiet = { info: noop, warn: noop, error: noop, debug: noop };
 
 function sendRequest(
   topic: string,
@@ -207,10 +205,9 @@ const batchRate =
 
 // ali-ons: one at a time and 128 in flight.
 const ali = new AliProducer({
-  httpclient: noHttp,
+  ...ALI_ONS_LOCAL,
   nameSrv: srv.namesrvAddr,
   producerGroup: "BENCH_ALI",
-  logger: quiet,
 });
 await ali.ready();
 const aliSend = async () => {

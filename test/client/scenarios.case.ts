@@ -12,11 +12,9 @@ import {
   type PushConsumer,
   userProperties,
 } from "../../src/client/index.ts";
+import { ALI_ONS_LOCAL } from "../support/ali-ons.ts";
 import { waitFor } from "./harness.ts";
 import { silent } from "./silent.ts";
-
-/** ali-ons insists on an HTTP client for its address server even when given nameSrv; it is never used. */
-const noHttp = { request: () => Promise.reject(new Error("no address server in tests")) };
 
 interface AliMsg {
   topic: string;
@@ -37,10 +35,9 @@ const quick = {
 /** ali-ons produces, our push consumer consumes: body, tags, keys, properties and ids identical. */
 export async function aliOnsToNative(namesrvAddr: string, topic: string): Promise<void> {
   const producer = new AliProducer({
-    httpclient: noHttp,
+    ...ALI_ONS_LOCAL,
     nameSrv: namesrvAddr,
     producerGroup: "ALI_PG",
-    logger: quietLogger,
   });
   await producer.ready();
   const got: MessageExt[] = [];
@@ -93,12 +90,11 @@ export async function aliOnsToNative(namesrvAddr: string, topic: string): Promis
 export async function nativeToAliOns(namesrvAddr: string, topic: string): Promise<void> {
   const producer = await createProducer({ namesrvAddr, group: "NATIVE_PG", log: silent });
   const consumer = new AliConsumer({
-    httpclient: noHttp,
+    ...ALI_ONS_LOCAL,
     nameSrv: namesrvAddr,
     consumerGroup: "ALI_FROM_NATIVE",
     consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
     brokerSuspendMaxTimeMillis: 1000,
-    logger: quietLogger,
   });
   const got: AliMsg[] = [];
   consumer.subscribe(topic, "*", async (msg: AliMsg) => {
@@ -211,6 +207,3 @@ export async function rebalanceOneThreeOne(
   expect(duplicates).toBeLessThanOrEqual(2 * queueCount * 32);
   return { sent: sent.length, distinct: counts.size, duplicates };
 }
-
-const noop = () => {};
-export const quietLogger = { info: noop, warn: noop, error: noop, debug: noop };

@@ -5,12 +5,8 @@
  */
 import { expect, test } from "bun:test";
 import { Consumer as AliConsumer, Message as AliMessage, Producer as AliProducer } from "ali-ons";
+import { ALI_ONS_LOCAL } from "../support/ali-ons.ts";
 import { createRoutedTopic, startRocketbun, waitFor } from "./harness.ts";
-
-/** ali-ons insists on an HTTP client for its address server even when given nameSrv; it is never used. */
-const noHttp = { request: () => Promise.reject(new Error("no address server in tests")) };
-const noop = () => {};
-const quietLogger = { info: noop, warn: noop, error: noop, debug: noop };
 
 interface AliMsg {
   topic: string;
@@ -31,10 +27,9 @@ interface Got {
 
 async function producer(namesrvAddr: string) {
   const p = new AliProducer({
-    httpclient: noHttp,
+    ...ALI_ONS_LOCAL,
     nameSrv: namesrvAddr,
     producerGroup: "IT_ALI_PG",
-    logger: quietLogger,
   });
   await p.ready();
   return p;
@@ -77,7 +72,7 @@ async function consumer(spec: ConsumerSpec) {
   const got: Got[] = [];
   const raw: AliMsg[] = [];
   const c = new AliConsumer({
-    httpclient: noHttp,
+    ...ALI_ONS_LOCAL,
     nameSrv: spec.namesrvAddr,
     consumerGroup: spec.group,
     consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
@@ -86,7 +81,6 @@ async function consumer(spec: ConsumerSpec) {
     // The periodic rebalance bounds how long a split waits if a NOTIFY_CONSUMER_IDS_CHANGED
     // arrives while ali-ons is already rebalancing (it then skips the notice).
     rebalanceInterval: 500,
-    logger: quietLogger,
     // ali-ons shares one client per clientId (ip@instanceName) across the process: one per test.
     instanceName: spec.instanceName ?? spec.group,
     isBroadcast: spec.isBroadcast ?? false,
