@@ -19,6 +19,7 @@ import { ALI_ONS_LOCAL } from "../test/support/ali-ons.ts";
 import { spawnServer } from "./lib/child.ts";
 import { rawEchoRate } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
+import { createTopic, ok } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 import { benchDir, rawWrite } from "./store/raw.ts";
 
@@ -89,26 +90,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 }
 
-async function createTopic(c: RemotingClient, addr: string, topic: string): Promise<void> {
-  const r = await c.invoke(
-    addr,
-    RemotingCommand.request(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-      topic,
-      readQueueNums: String(QUEUES),
-      writeQueueNums: String(QUEUES),
-      perm: "6",
-      topicFilterType: "SINGLE_TAG",
-    }),
-  );
-  if (r.code !== 0) throw new Error(`create ${topic}: ${r.code} ${r.remark}`);
-}
-
-async function ok(p: Promise<RemotingCommand>): Promise<RemotingCommand> {
-  const r = await p;
-  if (r.code !== 0) throw new Error(`broker answered ${r.code} ${r.remark}`);
-  return r;
-}
-
 /** `inflight` loops each calling `call` until `ms` passed; returns completed calls/s after a warm-up. */
 async function closedLoopRate(call: () => Promise<unknown>, inflight: number, ms: number): Promise<number> {
   const run = async (forMs: number) => {
@@ -143,8 +124,8 @@ await echo.stop();
 const srv = await startServer();
 const c = new RemotingClient({ name: "bench", log });
 const addr = srv.brokerAddr;
-await createTopic(c, addr, "BenchBroker");
-await createTopic(c, addr, "BenchE2E");
+await createTopic(c, addr, "BenchBroker", QUEUES);
+await createTopic(c, addr, "BenchE2E", QUEUES);
 // Idle: booted, topics created, nothing sent yet; let the boot's garbage settle first.
 await Bun.sleep(1000);
 const idleRss = await srv.rssMiB();
@@ -304,7 +285,7 @@ await srv.stop();
 // ---- SYNC_FLUSH broker, 64 concurrent senders ----
 const srvSync = await startServer({ brokerConf: { flushDiskType: "SYNC_FLUSH" } });
 const cs = new RemotingClient({ name: "bench-sync", log });
-await createTopic(cs, srvSync.brokerAddr, "BenchSync");
+await createTopic(cs, srvSync.brokerAddr, "BenchSync", QUEUES);
 let qs = 0;
 const sync64 = await closedLoopRate(
   () => ok(cs.invoke(srvSync.brokerAddr, sendRequest("BenchSync", qs++ % QUEUES))),

@@ -17,6 +17,7 @@ import { encodeBatch, encodeProperties } from "../src/protocol/message/index.ts"
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { runSlice } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
+import { createTopic, ok } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 2000);
@@ -71,12 +72,6 @@ function rawPull(topic: string, queueId: number, offset: number): RemotingComman
   });
 }
 
-async function ok(p: Promise<RemotingCommand>): Promise<RemotingCommand> {
-  const r = await p;
-  if (r.code !== 0) throw new Error(`broker answered ${r.code} ${r.remark}`);
-  return r;
-}
-
 function countRecords(body: Uint8Array): number {
   const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
   let n = 0;
@@ -87,20 +82,7 @@ function countRecords(body: Uint8Array): number {
 const srv = await startServer();
 const raw = new RemotingClient({ name: "bench-raw", log });
 const broker = srv.brokerAddr;
-for (const topic of ["BenchClient", "BenchBacklog"]) {
-  await ok(
-    raw.invoke(
-      broker,
-      RemotingCommand.request(RequestCode.UPDATE_AND_CREATE_TOPIC, {
-        topic,
-        readQueueNums: String(QUEUES),
-        writeQueueNums: String(QUEUES),
-        perm: "6",
-        topicFilterType: "SINGLE_TAG",
-      }),
-    ),
-  );
-}
+for (const topic of ["BenchClient", "BenchBacklog"]) await createTopic(raw, broker, topic, QUEUES);
 const producer = await createProducer({ namesrvAddr: srv.namesrvAddr, group: "BENCH_CLIENT", log });
 const message: Message = { topic: "BenchClient", tags: "bench", body: BODY };
 await producer.send(message);
