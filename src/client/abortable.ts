@@ -49,3 +49,50 @@ export class Limiter {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 }
+
+/**
+ * Races work against an abort signal (a pull loop's): the work settles with its result, or with null as
+ * soon as the signal aborts (shutdown must not wait out a held long poll on a connection it does
+ * not close, a shared client instance). One abort listener per loop, not one per pull: adding and
+ * removing an AbortSignal listener costs more than the rest of a pull's bookkeeping.
+ */
+export class AbortRace {
+  private readonly waiting = new Set<(v: null) => void>();
+  private readonly onAbort = () => {
+    for (const resolve of this.waiting) resolve(null);
+    this.waiting.clear();
+  };
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Detaches from the signal, which outlives the loop (one per consumer, loops end at rebalance). */
+  dispose(): void {
+    this.signal.removeEventListener("abort", this.onAbort);
+  }
+
+  race<T>(work: Promise<T>): Promise<T | null> {
+    if (this.signal.aborted) {
+      work.catch(() => {});
+      return Promise.resolve(null);
+    }
+    return new Promise<T | null>((resolve, reject) => {
+      const onAbort = (v: null) => {
+        work.catch(() => {});
+        resolve(v);
+      };
+      this.waiting.add(onAbort);
+      work.then(
+        (v) => {
+          this.waiting.delete(onAbort);
+          resolve(v);
+        },
+        (err: unknown) => {
+          this.waiting.delete(onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+}

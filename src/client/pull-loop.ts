@@ -8,7 +8,7 @@ import type { SubscriptionData } from "../protocol/body/subscription.ts";
 import { PullSysFlag } from "../protocol/headers/pull.ts";
 import { MessageConst } from "../protocol/message/index.ts";
 import { ResponseCode } from "../remoting/index.ts";
-import { pause } from "./abortable.ts";
+import { AbortRace, pause } from "./abortable.ts";
 import type { PullResult } from "./broker-api.ts";
 import type { ClientInstance } from "./client-instance.ts";
 import { MQClientError } from "./errors.ts";
@@ -75,111 +75,70 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
   });
   /** The pull for nextBeginOffset, sent before the last batch was handed over. */
   let ahead: SentPull | undefined;
-  while (!t.pq.dropped && !d.signal.aborted) {
-    let sent = ahead;
-    ahead = undefined;
-    // A pull sent ahead is used only if nothing moved the queue since (a seek, OFFSET_ILLEGAL).
-    if (sent !== undefined && (sent.generation !== t.pq.generation || sent.offset !== t.nextOffset))
-      sent = undefined;
-    if (sent === undefined) {
-      await t.pq.waitForRoom(d.limits);
-      if (t.pq.dropped || d.signal.aborted) break;
-      sent = send(t.nextOffset);
-    }
-    const { generation, offset } = sent;
-    const result = await sent.outcome;
-    if (result === null) break;
-    if (result instanceof Error) {
-      if (t.pq.dropped || d.signal.aborted) break;
-      log.warn({ err: result.message, offset }, "pull failed, backing off");
-      if (
-        result instanceof MQClientError &&
-        (result.code === ResponseCode.SUBSCRIPTION_NOT_EXIST ||
-          result.code === ResponseCode.SUBSCRIPTION_NOT_LATEST)
-      )
-        await d.onSubscriptionUnknown?.().catch(() => undefined);
-      void d.client.refreshRoute(t.mq.topic).catch(() => null);
-      await pause(d.errorDelayMs, d.signal);
-      continue;
-    }
-    // A seek while the pull was in flight makes its result stale.
-    if (t.pq.dropped || generation !== t.pq.generation) continue;
-    switch (result.status) {
-      case "FOUND": {
-        t.nextOffset = result.nextBeginOffset;
-        const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
-        if (msgs.length > 0) {
-          t.pq.put(msgs);
-          // Still under the flow limits: the next pull goes out before the listener runs, so the
-          // broker reads while this batch is consumed.
-          if (t.pq.hasRoom(d.limits) && !d.signal.aborted) ahead = send(t.nextOffset);
-          d.onFound(t, msgs);
-        } else if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
-        break;
+  try {
+    while (!t.pq.dropped && !d.signal.aborted) {
+      let sent = ahead;
+      ahead = undefined;
+      // A pull sent ahead is used only if nothing moved the queue since (a seek, OFFSET_ILLEGAL).
+      if (sent !== undefined && (sent.generation !== t.pq.generation || sent.offset !== t.nextOffset))
+        sent = undefined;
+      if (sent === undefined) {
+        await t.pq.waitForRoom(d.limits);
+        if (t.pq.dropped || d.signal.aborted) break;
+        sent = send(t.nextOffset);
       }
-      case "NO_NEW_MSG":
-      case "NO_MATCHED_MSG":
-        t.nextOffset = result.nextBeginOffset;
-        if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
-        break;
-      case "OFFSET_ILLEGAL":
-        log.warn(
-          { offset, next: result.nextBeginOffset },
-          "pull offset illegal, adopting the broker's offset",
-        );
-        t.nextOffset = result.nextBeginOffset;
-        // As Java drops the process queue: what was cached belongs to offsets the broker disowns,
-        // and messages at the new offsets must not be taken for duplicates of the old ones.
-        t.pq.generation += 1;
-        t.pq.clear();
-        d.onOffsetIllegal(t, result.nextBeginOffset);
-        break;
+      const { generation, offset } = sent;
+      const result = await sent.outcome;
+      if (result === null) break;
+      if (result instanceof Error) {
+        if (t.pq.dropped || d.signal.aborted) break;
+        log.warn({ err: result.message, offset }, "pull failed, backing off");
+        if (
+          result instanceof MQClientError &&
+          (result.code === ResponseCode.SUBSCRIPTION_NOT_EXIST ||
+            result.code === ResponseCode.SUBSCRIPTION_NOT_LATEST)
+        )
+          await d.onSubscriptionUnknown?.().catch(() => undefined);
+        void d.client.refreshRoute(t.mq.topic).catch(() => null);
+        await pause(d.errorDelayMs, d.signal);
+        continue;
+      }
+      // A seek while the pull was in flight makes its result stale.
+      if (t.pq.dropped || generation !== t.pq.generation) continue;
+      switch (result.status) {
+        case "FOUND": {
+          t.nextOffset = result.nextBeginOffset;
+          const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
+          if (msgs.length > 0) {
+            t.pq.put(msgs);
+            // Still under the flow limits: the next pull goes out before the listener runs, so the
+            // broker reads while this batch is consumed.
+            if (t.pq.hasRoom(d.limits) && !d.signal.aborted) ahead = send(t.nextOffset);
+            d.onFound(t, msgs);
+          } else if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
+          break;
+        }
+        case "NO_NEW_MSG":
+        case "NO_MATCHED_MSG":
+          t.nextOffset = result.nextBeginOffset;
+          if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
+          break;
+        case "OFFSET_ILLEGAL":
+          log.warn(
+            { offset, next: result.nextBeginOffset },
+            "pull offset illegal, adopting the broker's offset",
+          );
+          t.nextOffset = result.nextBeginOffset;
+          // As Java drops the process queue: what was cached belongs to offsets the broker disowns,
+          // and messages at the new offsets must not be taken for duplicates of the old ones.
+          t.pq.generation += 1;
+          t.pq.clear();
+          d.onOffsetIllegal(t, result.nextBeginOffset);
+          break;
+      }
     }
-  }
-}
-
-/**
- * Races pulls against the loop's abort signal: a pull settles with its result, or with null as
- * soon as the signal aborts (shutdown must not wait out a held long poll on a connection it does
- * not close, a shared client instance). One abort listener per loop, not one per pull: adding and
- * removing an AbortSignal listener costs more than the rest of a pull's bookkeeping.
- */
-class AbortRace {
-  private readonly waiting = new Set<(v: null) => void>();
-
-  constructor(private readonly signal: AbortSignal) {
-    signal.addEventListener(
-      "abort",
-      () => {
-        for (const resolve of this.waiting) resolve(null);
-        this.waiting.clear();
-      },
-      { once: true },
-    );
-  }
-
-  race<T>(work: Promise<T>): Promise<T | null> {
-    if (this.signal.aborted) {
-      work.catch(() => {});
-      return Promise.resolve(null);
-    }
-    return new Promise<T | null>((resolve, reject) => {
-      const onAbort = (v: null) => {
-        work.catch(() => {});
-        resolve(v);
-      };
-      this.waiting.add(onAbort);
-      work.then(
-        (v) => {
-          this.waiting.delete(onAbort);
-          resolve(v);
-        },
-        (err: unknown) => {
-          this.waiting.delete(onAbort);
-          reject(err);
-        },
-      );
-    });
+  } finally {
+    abortable.dispose();
   }
 }
 

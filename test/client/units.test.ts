@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { AbortRace } from "../../src/client/abortable.ts";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
 import { createProducer } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
@@ -113,5 +114,26 @@ describe("client units", () => {
     } finally {
       await producer.shutdown();
     }
+  });
+});
+
+describe("abort race", () => {
+  test("work settles with its result, with null once the signal aborts, and a disposed race no longer listens", async () => {
+    const controller = new AbortController();
+    const race = new AbortRace(controller.signal);
+    expect(await race.race(Promise.resolve(7))).toBe(7);
+    await expect(race.race(Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    const pending = race.race(new Promise<number>(() => {}));
+    controller.abort();
+    expect(await pending).toBeNull();
+    expect(await race.race(new Promise<number>(() => {}))).toBeNull(); // already aborted
+
+    const other = new AbortController();
+    const disposed = new AbortRace(other.signal);
+    const held = disposed.race(new Promise<number>(() => {}));
+    disposed.dispose();
+    other.abort();
+    const outcome = await Promise.race([held, new Promise((r) => setTimeout(() => r("still pending"), 20))]);
+    expect(outcome).toBe("still pending");
   });
 });
