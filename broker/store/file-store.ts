@@ -103,6 +103,8 @@ export class FileMessageStore implements MessageStore {
   async open(): Promise<void> {
     await mkdir(this.options.storePathRootDir, { recursive: true });
     this.storeLock = await StoreLock.acquire(this.options.storePathRootDir);
+    if (!this.storeLock.held)
+      this.log.warn("no OS file lock on this platform: nothing stops a second store on this directory");
     try {
       await this.openLocked();
     } catch (err) {

@@ -98,7 +98,9 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
           (result.code === ResponseCode.SUBSCRIPTION_NOT_EXIST ||
             result.code === ResponseCode.SUBSCRIPTION_NOT_LATEST)
         )
-          await d.onSubscriptionUnknown?.().catch(() => undefined);
+          await d
+            .onSubscriptionUnknown?.()
+            .catch((err: unknown) => log.warn({ err }, "heartbeat after an unknown subscription failed"));
         void d.client.refreshRoute(t.mq.topic).catch(() => null);
         await pause(d.errorDelayMs, d.signal);
         continue;
