@@ -142,29 +142,8 @@ export function keysValue(keys: string | readonly string[] | undefined): string 
 }
 
 /**
- * The properties of an outgoing message, in the order the Java client puts them: user
- * properties, then KEYS, TAGS, WAIT (Message's constructor), DELAY. UNIQ_KEY is added at send.
- */
-export function messageProperties(msg: Message): Map<string, string> {
-  const props = new Map<string, string>();
-  for (const [name, value] of Object.entries(msg.properties ?? {})) {
-    if (RESERVED.has(name))
-      throw clientError(`the property<${name}> is used by system, input another please`);
-    if (name.length === 0 || value.length === 0) continue;
-    props.set(name, value);
-  }
-  const keys = keysValue(msg.keys);
-  if (keys !== undefined) props.set(MessageConst.KEYS, keys);
-  if (msg.tags !== undefined && msg.tags.length > 0) props.set(MessageConst.TAGS, msg.tags);
-  props.set(MessageConst.WAIT, String(msg.waitStoreMsgOK ?? true));
-  if (msg.delayLevel !== undefined && msg.delayLevel > 0)
-    props.set(MessageConst.DELAY, String(msg.delayLevel));
-  return props;
-}
-
-/**
- * `encodeProperties(messageProperties(msg))` plus UNIQ_KEY last, built as one string without the
- * Map.
+ * The properties string of an outgoing message, in the order the Java client puts them: user
+ * properties, then KEYS, TAGS, WAIT (Message's constructor), DELAY, and UNIQ_KEY (set at send).
  */
 export function encodeMessageProperties(msg: Message, uniqKey: string): string {
   const pieces: string[] = [];

@@ -65,7 +65,6 @@ export function prepareSingle(msg: Message, o: PrepareOptions): PreparedSend {
   let body = bodyBytes(msg.body);
   validateMessage(msg, body, o.bodyBytesMax);
   const msgId = o.nextUniqueId();
-  // The order of messageProperties, then UNIQ_KEY, as the Java producer sets them.
   const properties = encodeMessageProperties(msg, msgId);
   let sysFlag = 0;
   if (body.length >= o.compressOverBytes) {

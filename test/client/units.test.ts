@@ -3,9 +3,13 @@ import { AbortRace } from "../../src/client/abortable.ts";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
 import { createProducer } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
-import { encodeMessageProperties, messageProperties } from "../../src/client/message.ts";
+import { encodeMessageProperties } from "../../src/client/message.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
-import { createUniqueIdGenerator, encodeProperties } from "../../src/protocol/message/index.ts";
+import {
+  createUniqueIdGenerator,
+  decodeProperties,
+  encodeProperties,
+} from "../../src/protocol/message/index.ts";
 import { startCluster } from "./harness.ts";
 import { silent } from "./silent.ts";
 
@@ -13,14 +17,19 @@ const qs = ["a", "a", "b", "b"].map((brokerName, i) => ({ topic: "T", brokerName
 
 describe("client units", () => {
   test("properties come out as Java's Message sets them: user, KEYS, TAGS, WAIT, DELAY", () => {
-    const props = messageProperties({
-      topic: "T",
-      body: "x",
-      tags: "A",
-      keys: [" k1", "k2 "],
-      delayLevel: 2,
-      properties: { u: "1", empty: "" },
-    });
+    const props = decodeProperties(
+      encodeMessageProperties(
+        {
+          topic: "T",
+          body: "x",
+          tags: "A",
+          keys: [" k1", "k2 "],
+          delayLevel: 2,
+          properties: { u: "1", empty: "" },
+        },
+        "",
+      ),
+    );
     expect([...props]).toEqual([
       ["u", "1"],
       ["KEYS", "k1 k2"],
@@ -30,18 +39,31 @@ describe("client units", () => {
     ]);
   });
 
-  test("a batch item's properties string equals the encoded properties map with UNIQ_KEY last", () => {
+  test("a message's properties string holds the entries in Java's order with UNIQ_KEY last, empty parts left out", () => {
     const msgs = [
       { topic: "T", body: "x" },
       { topic: "T", body: "x", tags: "A", keys: [" k1", "k2 "], properties: { u: "1", empty: "", "": "v" } },
       { topic: "T", body: "x", tags: "", keys: "  ", waitStoreMsgOK: false, delayLevel: 3 },
     ];
-    const viaMap = (m: (typeof msgs)[number]) => {
-      const props = messageProperties(m);
-      props.set("UNIQ_KEY", "ID");
-      return encodeProperties(props);
-    };
-    expect(msgs.map((m) => encodeMessageProperties(m, "ID"))).toEqual(msgs.map(viaMap));
+    const entries = (pairs: [string, string][]) => encodeProperties(new Map(pairs));
+    expect(msgs.map((m) => encodeMessageProperties(m, "ID"))).toEqual([
+      entries([
+        ["WAIT", "true"],
+        ["UNIQ_KEY", "ID"],
+      ]),
+      entries([
+        ["u", "1"],
+        ["KEYS", "k1 k2"],
+        ["TAGS", "A"],
+        ["WAIT", "true"],
+        ["UNIQ_KEY", "ID"],
+      ]),
+      entries([
+        ["WAIT", "false"],
+        ["DELAY", "3"],
+        ["UNIQ_KEY", "ID"],
+      ]),
+    ]);
     const reserved = { topic: "T", body: "x", properties: { TAGS: "t" } };
     expect(() => encodeMessageProperties(reserved, "ID")).toThrow(
       "the property<TAGS> is used by system, input another please",
