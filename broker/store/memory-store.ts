@@ -2,9 +2,9 @@
  * An in-memory MessageStore with the file store's behaviour (same record codec, same read path,
  * same dispatch rules), for fast processor tests. Nothing is persisted; no retention.
  */
+
 import {
   decodeRecord,
-  encodeOffsetMessageId,
   isConsumeQueueDispatched,
   MessageConst,
   type PreparedRecord,
@@ -14,6 +14,7 @@ import {
   writeI64,
   writeRecord,
 } from "../../src/protocol/message/index.ts";
+import { AppendResult } from "./append-result.ts";
 import { CQ_UNIT, CQ_UNIT_BYTES } from "./consume-queue.ts";
 import type { MessageArrivedListener } from "./dispatch.ts";
 import { SCHEDULE_TOPIC } from "./dispatch-request.ts";
@@ -119,7 +120,6 @@ export class MemoryMessageStore implements MessageStore {
     this.lastStoreTimestamp = Math.max(this.now(), this.lastStoreTimestamp);
     const storeTimestamp = this.lastStoreTimestamp;
     const wroteOffset = this.maxPhy;
-    const ids: string[] = [];
     for (const [i, p] of preps.entries()) {
       const phy = this.maxPhy;
       const rec = new Uint8Array(p.totalSize);
@@ -127,19 +127,20 @@ export class MemoryMessageStore implements MessageStore {
       writeRecord(rec, new DataView(rec.buffer), 0, p, recordQueueOffset, phy, storeTimestamp);
       this.records.set(phy, rec);
       this.maxPhy += rec.length;
-      ids.push(encodeOffsetMessageId(p.input.storeHost, phy));
       this.dispatch(rec, phy, recordQueueOffset, dispatched, q);
     }
     this.puts += batch.length;
     this.putBytes += this.maxPhy - wroteOffset;
-    const result = {
-      msgId: ids.join(","),
+    const sizes = preps.length > 1 ? preps.map((p) => p.totalSize) : undefined;
+    const result = new AppendResult(
+      first.storeHost,
       wroteOffset,
-      wroteBytes: this.maxPhy - wroteOffset,
+      this.maxPhy - wroteOffset,
       queueOffset,
       storeTimestamp,
-      msgNum: batch.length,
-    };
+      batch.length,
+      sizes,
+    );
     return { status: PutMessageStatus.PUT_OK, result };
   }
 
