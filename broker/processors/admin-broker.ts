@@ -82,7 +82,7 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
  * client, and store keys, with run-time values (the bound port, the current permission) winning.
  */
 function configText(ctx: BrokerContext): string {
-  const listenPort = Number(ctx.brokerAddr.slice(ctx.brokerAddr.lastIndexOf(":") + 1));
+  const listenPort = ctx.storeHost.port;
   const all: Record<string, unknown> = {
     ...ctx.nettyClientConfig,
     ...ctx.nettyServerConfig,
