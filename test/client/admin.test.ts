@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createAdmin, createProducer, MQClientError } from "../../src/client/index.ts";
 import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
+import { silent } from "../support/silent.ts";
 import { startCluster } from "./harness.ts";
-import { silent } from "./silent.ts";
 
 describe("admin", () => {
   test("a created topic appears in the route with its queue counts, and stats count its messages", async () => {

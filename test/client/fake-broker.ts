@@ -36,7 +36,7 @@ import {
   RequestCode,
   ResponseCode,
 } from "../../src/remoting/index.ts";
-import { silent } from "./silent.ts";
+import { silent } from "../support/silent.ts";
 
 interface Stored {
   bytes: Uint8Array;

@@ -5,8 +5,8 @@ import {
   type LitePullConsumer,
   type MessageExt,
 } from "../../src/client/index.ts";
+import { silent } from "../support/silent.ts";
 import { startCluster } from "./harness.ts";
-import { silent } from "./silent.ts";
 
 const text = (m: MessageExt) => new TextDecoder().decode(m.body);
 const quick = { log: silent, suspendMs: 200, pullErrorDelayMs: 20 };

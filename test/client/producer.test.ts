@@ -3,8 +3,8 @@ import { createProducer, MQClientError, type SendResult } from "../../src/client
 import { decodeMessages } from "../../src/client/message.ts";
 import { MessageSysFlag } from "../../src/protocol/message/index.ts";
 import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
+import { silent } from "../support/silent.ts";
 import { startCluster, waitFor } from "./harness.ts";
-import { silent } from "./silent.ts";
 
 const enc = new TextEncoder();
 

@@ -11,8 +11,8 @@ import {
   userProperties,
 } from "../../src/client/index.ts";
 import { PullSysFlag } from "../../src/protocol/headers/pull.ts";
+import { silent } from "../support/silent.ts";
 import { startCluster, waitFor } from "./harness.ts";
-import { silent } from "./silent.ts";
 
 const text = (m: MessageExt) => new TextDecoder().decode(m.body);
 /** Fast timings so tests never wait on production periods. */

@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { createAdmin, createProducer, createPushConsumer } from "../../src/client/index.ts";
 import { startRocketbun, waitFor } from "../support/rocketbun-child.ts";
+import { silent } from "../support/silent.ts";
 import { aliOnsToNative, nativeToAliOns, rebalanceOneThreeOne } from "./scenarios.case.ts";
-import { silent } from "./silent.ts";
 
 async function createTopic(namesrvAddr: string, topic: string, queues: number): Promise<void> {
   const admin = await createAdmin({ namesrvAddr, log: silent });

@@ -13,8 +13,8 @@ import {
   userProperties,
 } from "../../src/client/index.ts";
 import { ALI_ONS_LOCAL } from "../support/ali-ons.ts";
+import { silent } from "../support/silent.ts";
 import { waitFor } from "./harness.ts";
-import { silent } from "./silent.ts";
 
 interface AliMsg {
   topic: string;

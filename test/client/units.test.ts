@@ -10,8 +10,8 @@ import {
   decodeProperties,
   encodeProperties,
 } from "../../src/protocol/message/index.ts";
+import { silent } from "../support/silent.ts";
 import { startCluster } from "./harness.ts";
-import { silent } from "./silent.ts";
 
 const qs = ["a", "a", "b", "b"].map((brokerName, i) => ({ topic: "T", brokerName, queueId: i % 2 }));
 

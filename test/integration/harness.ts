@@ -5,7 +5,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
 import { request, SERIALIZE_TYPES } from "../support/frames.ts";
 
 export { request, SERIALIZE_TYPES };
@@ -38,7 +37,9 @@ import {
   SerializeType,
 } from "../../src/remoting/index.ts";
 
-export const silent = pino({ level: "silent" });
+import { silent } from "../support/silent.ts";
+
+export { silent };
 
 export interface BrokerHarness extends AsyncDisposable {
   broker: Broker;

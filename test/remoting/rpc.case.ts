@@ -3,7 +3,6 @@
  * every transport must behave the same to the endpoints above it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import pino from "pino";
 import {
   type Connection,
   ConnectionClosedError,
@@ -15,7 +14,9 @@ import {
   ResponseCode,
 } from "../../src/remoting/index.ts";
 
-export const silent = pino({ level: "silent" });
+import { silent } from "../support/silent.ts";
+
+export { silent };
 
 export interface RpcHarness {
   /** The server's registry: processors are registered before connections are opened. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createProducer, createPushConsumer, type SendResult } from "../../../src/client/index.ts";
 import { waitFor } from "../../client/harness.ts";
-import { silent } from "../../client/silent.ts";
+import { silent } from "../../support/silent.ts";
 import { type AdminServer, rows, startAdminServer } from "./server.ts";
 
 let rb: AdminServer;

@@ -1,6 +1,6 @@
 import { createAdmin } from "../../../src/client/index.ts";
-import { silent } from "../../client/silent.ts";
 import { type CliResult, runCli, startRocketbun, waitFor } from "../../support/rocketbun-child.ts";
+import { silent } from "../../support/silent.ts";
 
 export type { CliResult };
 
