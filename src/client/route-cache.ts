@@ -57,10 +57,22 @@ export class RouteCache {
     return [...out];
   }
 
-  /** Java's topicRouteData2TopicPublishInfo, for a route without orderTopicConf. */
-  publishInfo(
+  /** The publish info of a cached route, built once per route version (read on every send). */
+  publishInfo(topic: string): TopicPublishInfo | null {
+    const cached = this.publishCache.get(topic);
+    if (cached) return cached;
+    const info = this.publishInfoOf(topic, this.routes.get(topic));
+    if (info) this.publishCache.set(topic, info);
+    return info;
+  }
+
+  /**
+   * Java's topicRouteData2TopicPublishInfo: `route`'s writable master queues as `topic`'s, at most
+   * `queueNumsMax` per broker (the TBW102 fallback derives an unknown topic's queues this way).
+   */
+  publishInfoOf(
     topic: string,
-    route = this.routes.get(topic),
+    route: TopicRouteData | undefined,
     queueNumsMax = Infinity,
   ): TopicPublishInfo | null {
     if (!route) return null;

@@ -5,17 +5,61 @@ import { createProducer } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
 import { encodeMessageProperties } from "../../src/client/message.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
+import { RouteCache } from "../../src/client/route-cache.ts";
 import {
   createUniqueIdGenerator,
   decodeProperties,
   encodeProperties,
 } from "../../src/protocol/message/index.ts";
+import type { TopicRouteData } from "../../src/protocol/route/index.ts";
 import { silent } from "../support/silent.ts";
 import { startCluster } from "./harness.ts";
 
 const qs = ["a", "a", "b", "b"].map((brokerName, i) => ({ topic: "T", brokerName, queueId: i % 2 }));
 
+/** A route of brokers a (2 writable queues) and b (`bQueues`, read-only when `bPerm` is 4). */
+function route(bQueues: number, bPerm = 6): TopicRouteData {
+  const broker = (brokerName: string) => ({
+    cluster: "C",
+    brokerName,
+    brokerAddrs: new Map([[0, `${brokerName}:10911`]]),
+    enableActingMaster: false,
+  });
+  return {
+    queueDatas: [
+      { brokerName: "b", readQueueNums: bQueues, writeQueueNums: bQueues, perm: bPerm, topicSysFlag: 0 },
+      { brokerName: "a", readQueueNums: 2, writeQueueNums: 2, perm: 6, topicSysFlag: 0 },
+    ],
+    brokerDatas: [broker("a"), broker("b")],
+    filterServerTable: new Map(),
+  };
+}
+
 describe("client units", () => {
+  test("publish info lists writable master queues by broker name, is built once per route and follows route changes", () => {
+    const cache = new RouteCache();
+    expect(cache.publishInfo("T")).toBeNull();
+    cache.update("T", route(3));
+    const first = cache.publishInfo("T")!;
+    expect(first.queues.map((q) => `${q.brokerName}${q.queueId}`)).toEqual(["a0", "a1", "b0", "b1", "b2"]);
+    expect(cache.publishInfo("T")).toBe(first);
+    cache.update("T", route(1, 4));
+    expect(cache.publishInfo("T")!.queues.map((q) => `${q.brokerName}${q.queueId}`)).toEqual(["a0", "a1"]);
+    // The TBW102 fallback: another route's queues as this topic's, capped per broker, not cached.
+    const derived = cache.publishInfoOf("New", route(8), 4)!;
+    expect(derived.queues.map((q) => `${q.topic}/${q.brokerName}${q.queueId}`)).toEqual([
+      "New/a0",
+      "New/a1",
+      "New/b0",
+      "New/b1",
+      "New/b2",
+      "New/b3",
+    ]);
+    expect(cache.publishInfo("New")).toBeNull();
+    cache.remove("T");
+    expect(cache.publishInfo("T")).toBeNull();
+  });
+
   test("properties come out as Java's Message sets them: user, KEYS, TAGS, WAIT, DELAY", () => {
     const props = decodeProperties(
       encodeMessageProperties(
