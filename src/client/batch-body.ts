@@ -1,9 +1,10 @@
 /**
  * The producer's SEND_BATCH_MESSAGE body: the same bytes as encodeBatch (layout in
  * src/protocol/message/batch.ts), written in one pass with no byte-length pass over the
- * properties strings.
+ * properties strings, and with the properties most messages share copied as bytes.
  */
-import { BATCH_ITEM } from "../protocol/message/index.ts";
+import { BATCH_ITEM, PROPERTY_SEPARATOR } from "../protocol/message/index.ts";
+import { UNIQ_KEY_ENTRY } from "./message.ts";
 
 /** TOTALSIZE, MAGICCODE, BODYCRC, FLAG, BODY length: the i32 fields before an item's body. */
 const ITEM_HEAD_BYTES = 20;
@@ -53,20 +54,38 @@ function writeUtf8(out: Buffer, bytes: Uint8Array, s: string, at: number): numbe
   return n;
 }
 
+/** Copies `src` to `dst[at]`; for the few dozen bytes of a properties head a loop beats `set`'s call. */
+function copyBytes(dst: Uint8Array, src: Uint8Array, at: number): number {
+  const n = src.length;
+  if (n > 64) dst.set(src, at);
+  else for (let i = 0; i < n; i++) dst[at + i] = src[i]!;
+  return n;
+}
+
+const UNIQ_KEY_ENTRY_BYTES = new TextEncoder().encode(UNIQ_KEY_ENTRY);
+const SEPARATOR_BYTE = PROPERTY_SEPARATOR.charCodeAt(0);
+
 /**
- * Item `k` is `bodies[k]` and `flags[k]`, its properties the concatenation of
- * `pieces[ends[k-1] .. ends[k])` (ends[-1] = 0). The buffer is sized for the worst case and each
- * piece is written where it goes; an item's properties length is what was written.
+ * Item `k` is `bodies[k]` and `flags[k]`; its properties are `heads[k]` (UTF-8 bytes) or, when
+ * that is undefined, the concatenation of `pieces[ends[k-1] .. ends[k])` (ends[-1] = 0), followed
+ * by its UNIQ_KEY entry for `ids[k]` unless that is empty (the entry comes last, as
+ * messagePropertyPieces orders them). The buffer is sized for the worst case and each part is
+ * written where it goes; an item's properties length is what was written.
  */
 export function encodeBatchBody(
   bodies: readonly Uint8Array[],
   flags: readonly number[],
+  heads: readonly (Uint8Array | undefined)[],
   pieces: readonly string[],
   ends: readonly number[],
+  ids: readonly string[],
   buffers?: BatchBuffers,
 ): Uint8Array {
   let bound = 0;
-  for (const body of bodies) bound += ITEM_HEAD_BYTES + body.length + PROPS_LENGTH_BYTES;
+  for (let k = 0; k < bodies.length; k++) {
+    bound += ITEM_HEAD_BYTES + bodies[k]!.length + PROPS_LENGTH_BYTES + (heads[k]?.length ?? 0);
+    bound += UNIQ_KEY_ENTRY_BYTES.length + UTF8_BYTES_PER_UNIT_MAX * ids[k]!.length + 1;
+  }
   for (const piece of pieces) bound += UTF8_BYTES_PER_UNIT_MAX * piece.length;
   // Every byte up to `pos` is written below (MAGICCODE and BODYCRC as zeros).
   const out = buffers ? buffers.take(bound) : Buffer.allocUnsafe(bound);
@@ -81,7 +100,17 @@ export function encodeBatchBody(
     out.set(body, pos + ITEM_HEAD_BYTES);
     const propsAt = pos + ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES;
     let p = 0;
+    const head = heads[k];
+    if (head !== undefined) p += copyBytes(bytes, head, propsAt);
     for (const end = ends[k]!; piece < end; piece++) p += writeUtf8(out, bytes, pieces[piece]!, propsAt + p);
+    const id = ids[k]!;
+    if (id.length > 0) {
+      p += copyBytes(bytes, UNIQ_KEY_ENTRY_BYTES, propsAt + p);
+      // Ids are concatenations (ropes): Buffer#write flattens and copies one natively for less
+      // than charCodeAt costs on it.
+      p += out.write(id, propsAt + p);
+      bytes[propsAt + p++] = SEPARATOR_BYTE;
+    }
     const total = ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES + p;
     // DataView, as encodeBatch: out-of-range values wrap instead of throwing.
     dv.setInt32(pos + BATCH_ITEM.totalSize[0], total);

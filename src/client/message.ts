@@ -184,7 +184,30 @@ const TAGS_ENTRY = MessageConst.TAGS + NAME_VALUE_SEPARATOR;
 const WAIT_TRUE_ENTRY = MessageConst.WAIT + NAME_VALUE_SEPARATOR + "true" + PROPERTY_SEPARATOR;
 const WAIT_ENTRY = MessageConst.WAIT + NAME_VALUE_SEPARATOR;
 const DELAY_ENTRY = MessageConst.DELAY + NAME_VALUE_SEPARATOR;
-const UNIQ_KEY_ENTRY = MessageConst.UNIQ_KEY + NAME_VALUE_SEPARATOR;
+/** How the last entry of an outgoing message's properties begins; `uniqKey` and a separator follow. */
+export const UNIQ_KEY_ENTRY = MessageConst.UNIQ_KEY + NAME_VALUE_SEPARATOR;
+
+/** The last answer of `commonPropertiesBytes`, and what it was for. */
+let commonTags: string | undefined;
+let commonWait: boolean | undefined;
+let commonBytes: Uint8Array | undefined;
+
+/**
+ * The UTF-8 of `encodeMessageProperties(msg, "")` (every entry but UNIQ_KEY, which comes last) when
+ * the message has no user properties, keys or delay, as most have; undefined for any other. The
+ * last answer is kept: a batch's messages mostly share their tags, and each then costs one copy of
+ * these bytes instead of a transcode of its pieces. The array is shared: callers never write it.
+ */
+export function commonPropertiesBytes(msg: Message): Uint8Array | undefined {
+  if (msg.properties !== undefined || msg.keys !== undefined || (msg.delayLevel ?? 0) > 0) return undefined;
+  const wait = msg.waitStoreMsgOK ?? true;
+  if (msg.tags !== commonTags || wait !== commonWait || commonBytes === undefined) {
+    commonBytes = utf8.encode(encodeMessageProperties(msg, ""));
+    commonTags = msg.tags;
+    commonWait = wait;
+  }
+  return commonBytes;
+}
 
 /** Java's Validators.checkMessage: non-empty body no larger than the limit, a topic. */
 export function validateMessage(msg: Message, body: Uint8Array, bodyBytesMax = MESSAGE_BODY_BYTES_MAX): void {

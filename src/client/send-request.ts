@@ -10,6 +10,7 @@ import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
 import { MQClientError } from "./errors.ts";
 import {
   bodyBytes,
+  commonPropertiesBytes,
   encodeMessageProperties,
   type Message,
   messagePropertyPieces,
@@ -94,6 +95,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
   const ids: string[] = [];
   const bodies: Uint8Array[] = [];
   const flags: number[] = [];
+  const heads: (Uint8Array | undefined)[] = [];
   const pieces: string[] = [];
   const ends: number[] = [];
   for (const m of msgs) {
@@ -109,10 +111,12 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     ids.push(id);
     bodies.push(body);
     flags.push(m.flag ?? 0);
-    messagePropertyPieces(m, id, pieces);
+    const head = commonPropertiesBytes(m);
+    heads.push(head);
+    if (head === undefined) messagePropertyPieces(m, "", pieces);
     ends.push(pieces.length);
   }
-  const body = encodeBatchBody(bodies, flags, pieces, ends, o.batchBuffers);
+  const body = encodeBatchBody(bodies, flags, heads, pieces, ends, ids, o.batchBuffers);
   if (body.length > o.bodyBytesMax)
     throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
   // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers

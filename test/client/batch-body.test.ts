@@ -1,17 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { BatchBuffers, encodeBatchBody } from "../../src/client/batch-body.ts";
-import { encodeMessageProperties, type Message, messagePropertyPieces } from "../../src/client/message.ts";
+import { encodeMessageProperties, type Message } from "../../src/client/message.ts";
+import { prepareBatch } from "../../src/client/send-request.ts";
 import { encodeBatch } from "../../src/protocol/message/index.ts";
 
 const items = [
   {
     flag: 0,
     body: new Uint8Array(1024).fill(0x62),
-    pieces: ["TAGS\u0001", "a", "\u0002UNIQ_KEY\u0001X1\u0002"],
+    head: new TextEncoder().encode("TAGS\u0001a\u0002"),
+    pieces: [],
+    id: "X1",
   },
-  { flag: -7, body: new TextEncoder().encode("é body"), pieces: ["KEYS\u0001", "ключ", "\u0002"] },
-  { flag: 3, body: new Uint8Array([1]), pieces: [] },
+  { flag: -7, body: new TextEncoder().encode("é body"), pieces: ["KEYS\u0001", "ключ", "\u0002"], id: "ид" },
+  { flag: 3, body: new Uint8Array([1]), pieces: [], id: "" },
 ];
 const encode = (buffers?: BatchBuffers) => {
   const ends: number[] = [];
@@ -23,12 +26,23 @@ const encode = (buffers?: BatchBuffers) => {
   return encodeBatchBody(
     items.map((i) => i.body),
     items.map((i) => i.flag),
+    items.map((i) => i.head),
     items.flatMap((i) => i.pieces),
     ends,
+    items.map((i) => i.id),
     buffers,
   );
 };
-const expected = () => encodeBatch(items.map((i) => ({ ...i, properties: i.pieces.join("") })));
+const expected = () =>
+  encodeBatch(
+    items.map((i) => ({
+      ...i,
+      properties:
+        (i.head ? new TextDecoder().decode(i.head) : "") +
+        i.pieces.join("") +
+        (i.id ? `UNIQ_KEY\u0001${i.id}\u0002` : ""),
+    })),
+  );
 
 describe("batch body", () => {
   test("encodeBatchBody writes the same bytes as encodeBatch, non-ASCII properties included", () => {
@@ -45,42 +59,43 @@ describe("batch body", () => {
     expect(Buffer.from(second)).toEqual(Buffer.from(expected()));
   });
 
-  test("any batch of messages written piece by piece equals encodeBatch of their properties strings", () => {
+  test("any batch prepareBatch encodes equals encodeBatch of each message's properties string", () => {
     const text = fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 });
     const message: fc.Arbitrary<Message> = fc.record(
       {
         topic: fc.constant("T"),
         body: fc.uint8Array({ minLength: 1, maxLength: 40 }),
-        tags: text,
+        // Few tag values, so the shared-properties cache is hit as well as refilled.
+        tags: fc.constantFrom("a", "b", "ключ"),
         keys: fc.array(text, { maxLength: 3 }),
         properties: fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), text, { maxKeys: 3 }),
-        waitStoreMsgOK: fc.boolean(),
         flag: fc.integer(),
       },
       { requiredKeys: ["topic", "body"] },
     );
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(message, fc.stringMatching(/^[0-9A-F]{0,32}$/)), { minLength: 1, maxLength: 6 }),
-        (batch) => {
-          const pieces: string[] = [];
-          const ends: number[] = [];
-          for (const [m, id] of batch) {
-            messagePropertyPieces(m, id, pieces);
-            ends.push(pieces.length);
-          }
-          const bodies = batch.map(([m]) => m.body as Uint8Array);
-          const flags = batch.map(([m]) => m.flag ?? 0);
-          const want = encodeBatch(
-            batch.map(([m, id], k) => ({
-              flag: flags[k]!,
-              body: bodies[k]!,
-              properties: encodeMessageProperties(m, id),
-            })),
-          );
-          expect(Buffer.from(encodeBatchBody(bodies, flags, pieces, ends))).toEqual(Buffer.from(want));
-        },
-      ),
+      fc.property(fc.array(message, { minLength: 1, maxLength: 6 }), fc.boolean(), (batch, wait) => {
+        const msgs = batch.map((m) => ({ ...m, waitStoreMsgOK: wait }));
+        let n = 0;
+        const ids: string[] = [];
+        const prepared = prepareBatch(msgs, {
+          nextUniqueId: () => {
+            ids.push(`ID${n++}`);
+            return ids.at(-1)!;
+          },
+          compressOverBytes: 4096,
+          compressLevel: 5,
+          bodyBytesMax: 1 << 20,
+        });
+        const want = encodeBatch(
+          msgs.map((m, k) => ({
+            flag: m.flag ?? 0,
+            body: m.body as Uint8Array,
+            properties: encodeMessageProperties(m, ids[k]!),
+          })),
+        );
+        expect(Buffer.from(prepared.body)).toEqual(Buffer.from(want));
+      }),
     );
   });
 });
