@@ -152,9 +152,9 @@ export class ProcessQueue {
     this.wakeRoom();
   }
 
-  /** Whether the queue is under both limits. */
-  hasRoom(limits: FlowLimits): boolean {
-    return this.cached < limits.messagesMax && this.bytes < limits.bytesMax;
+  /** Whether the queue is under both limits, with `messages` and `bytes` more counted in. */
+  hasRoom(limits: FlowLimits, messages = 0, bytes = 0): boolean {
+    return this.cached + messages < limits.messagesMax && this.bytes + bytes < limits.bytesMax;
   }
 
   /** Resolves once the queue is under both limits, or dropped. */

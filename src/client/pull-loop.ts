@@ -110,12 +110,15 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
       switch (result.status) {
         case "FOUND": {
           t.nextOffset = result.nextBeginOffset;
+          // Under the flow limits even with this whole batch counted in (at most batchSize
+          // messages, at most its body's bytes): the next pull goes out before this batch is
+          // decoded and consumed, so the broker reads while the client works instead of idling.
+          const batchBytes = result.body?.length ?? 0;
+          if (t.pq.hasRoom(d.limits, d.batchSize, batchBytes) && !d.signal.aborted)
+            ahead = send(t.nextOffset);
           const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
           if (msgs.length > 0) {
             t.pq.put(msgs);
-            // Still under the flow limits: the next pull goes out before the listener runs, so the
-            // broker reads while this batch is consumed.
-            if (t.pq.hasRoom(d.limits) && !d.signal.aborted) ahead = send(t.nextOffset);
             d.onFound(t, msgs);
           } else if (t.pq.count === 0) d.onNothingFound?.(t, result.nextBeginOffset);
           break;
