@@ -3,7 +3,7 @@
  * src/protocol/message/batch.ts), written in one pass with no byte-length pass over the
  * properties strings, and with the properties most messages share copied as bytes.
  */
-import { BATCH_ITEM, PROPERTY_SEPARATOR } from "../protocol/message/index.ts";
+import { BATCH_ITEM, PROPERTY_SEPARATOR, type UniqueIdGenerator } from "../protocol/message/index.ts";
 import { UNIQ_KEY_ENTRY } from "./message.ts";
 
 /** TOTALSIZE, MAGICCODE, BODYCRC, FLAG, BODY length: the i32 fields before an item's body. */
@@ -69,8 +69,9 @@ const SEPARATOR_BYTE = PROPERTY_SEPARATOR.charCodeAt(0);
  * Item `k` is `bodies[k]` and `flags[k]`; its properties are `heads[k]` (UTF-8 bytes) or, when
  * that is undefined, the concatenation of `pieces[ends[k-1] .. ends[k])` (ends[-1] = 0), followed
  * by its UNIQ_KEY entry for `ids[k]` unless that is empty (the entry comes last, as
- * messagePropertyPieces orders them). The buffer is sized for the worst case and each part is
- * written where it goes; an item's properties length is what was written.
+ * messagePropertyPieces orders them). With `idWriter`, `ids` starts empty and receives each
+ * item's id as the writer makes it in place. The buffer is sized for the worst case and each
+ * part is written where it goes; an item's properties length is what was written.
  */
 export function encodeBatchBody(
   bodies: readonly Uint8Array[],
@@ -78,13 +79,15 @@ export function encodeBatchBody(
   heads: readonly (Uint8Array | undefined)[],
   pieces: readonly string[],
   ends: readonly number[],
-  ids: readonly string[],
+  ids: string[],
   buffers?: BatchBuffers,
+  idWriter?: UniqueIdGenerator,
 ): Uint8Array {
   let bound = 0;
   for (let k = 0; k < bodies.length; k++) {
     bound += ITEM_HEAD_BYTES + bodies[k]!.length + PROPS_LENGTH_BYTES + (heads[k]?.length ?? 0);
-    bound += UNIQ_KEY_ENTRY_BYTES.length + UTF8_BYTES_PER_UNIT_MAX * ids[k]!.length + 1;
+    const idBytes = idWriter ? idWriter.idLength : UTF8_BYTES_PER_UNIT_MAX * ids[k]!.length;
+    bound += UNIQ_KEY_ENTRY_BYTES.length + idBytes + 1;
   }
   for (const piece of pieces) bound += UTF8_BYTES_PER_UNIT_MAX * piece.length;
   // Every byte up to `pos` is written below (MAGICCODE and BODYCRC as zeros).
@@ -103,12 +106,16 @@ export function encodeBatchBody(
     const head = heads[k];
     if (head !== undefined) p += copyBytes(bytes, head, propsAt);
     for (const end = ends[k]!; piece < end; piece++) p += writeUtf8(out, bytes, pieces[piece]!, propsAt + p);
-    const id = ids[k]!;
-    if (id.length > 0) {
+    if (idWriter !== undefined) {
       p += copyBytes(bytes, UNIQ_KEY_ENTRY_BYTES, propsAt + p);
-      // Ids are concatenations (ropes): Buffer#write flattens and copies one natively for less
-      // than charCodeAt costs on it.
-      p += out.write(id, propsAt + p);
+      ids.push(idWriter.into(bytes, propsAt + p));
+      p += idWriter.idLength;
+      bytes[propsAt + p++] = SEPARATOR_BYTE;
+    } else if (ids[k]!.length > 0) {
+      p += copyBytes(bytes, UNIQ_KEY_ENTRY_BYTES, propsAt + p);
+      // Ids are often concatenations (ropes): Buffer#write flattens and copies one natively for
+      // less than charCodeAt costs on it.
+      p += out.write(ids[k]!, propsAt + p);
       bytes[propsAt + p++] = SEPARATOR_BYTE;
     }
     const total = ITEM_HEAD_BYTES + n + PROPS_LENGTH_BYTES + p;

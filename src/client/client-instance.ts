@@ -8,7 +8,12 @@ import { type Logger, logger } from "../log.ts";
 import type { ConsumerData, HeartbeatData } from "../protocol/body/heartbeat.ts";
 import { decodeQueueKeyedTable } from "../protocol/body/queue-keyed.ts";
 import { NotifyConsumerIdsChangedRequestHeader } from "../protocol/headers/client.ts";
-import { createUniqueIdGenerator, hostAddress, parseIp } from "../protocol/message/index.ts";
+import {
+  createUniqueIdGenerator,
+  hostAddress,
+  parseIp,
+  type UniqueIdGenerator,
+} from "../protocol/message/index.ts";
 import type { TopicRouteData } from "../protocol/route/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
 import { BrokerApi } from "./broker-api.ts";
@@ -43,7 +48,7 @@ export class ClientInstance {
   readonly routes = new RouteCache();
   readonly log: Logger;
   /** Generates UNIQ_KEY values (spec broker §3.2). */
-  readonly nextUniqueId: () => string;
+  readonly nextUniqueId: UniqueIdGenerator;
   private readonly producers = new Map<string, ProducerMember>();
   private readonly consumers = new Map<string, ConsumerMember>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];

@@ -3,7 +3,12 @@
  * (DefaultMQProducerImpl#sendKernelImpl) and reads their responses (MQClientAPIImpl#processSendResponse).
  */
 import { SendMessageRequestHeaderV2, SendMessageResponseHeader } from "../protocol/headers/send.ts";
-import { decodeProperties, encodeProperties, MessageConst } from "../protocol/message/index.ts";
+import {
+  decodeProperties,
+  encodeProperties,
+  MessageConst,
+  type UniqueIdGenerator,
+} from "../protocol/message/index.ts";
 import { type ExtFields, type RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
 import { type BatchBuffers, encodeBatchBody } from "./batch-body.ts";
 import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
@@ -54,7 +59,8 @@ export interface PreparedSend {
 }
 
 export interface PrepareOptions {
-  nextUniqueId: () => string;
+  /** A generator's `into` lets batches write ids in place (see encodeBatchBody). */
+  nextUniqueId: (() => string) | UniqueIdGenerator;
   /** Where batch bodies come from (and go back to after a send; see Producer.sendBatch). */
   batchBuffers?: BatchBuffers;
   compressOverBytes: number;
@@ -93,6 +99,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
   const first = msgs[0];
   if (!first) throw new MQClientError({ code: ResponseCode.INVALID_PARAMETER, remark: "empty batch" });
   const ids: string[] = [];
+  const idWriter = "into" in o.nextUniqueId ? o.nextUniqueId : undefined;
   const bodies: Uint8Array[] = [];
   const flags: number[] = [];
   const heads: (Uint8Array | undefined)[] = [];
@@ -107,8 +114,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
       throw badBatch("Retry Group is not supported for batching");
     const body = bodyBytes(m.body);
     validateMessage(m, body, o.bodyBytesMax);
-    const id = o.nextUniqueId();
-    ids.push(id);
+    if (idWriter === undefined) ids.push(o.nextUniqueId());
     bodies.push(body);
     flags.push(m.flag ?? 0);
     const head = commonPropertiesBytes(m);
@@ -116,7 +122,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     if (head === undefined) messagePropertyPieces(m, "", pieces);
     ends.push(pieces.length);
   }
-  const body = encodeBatchBody(bodies, flags, heads, pieces, ends, ids, o.batchBuffers);
+  const body = encodeBatchBody(bodies, flags, heads, pieces, ends, ids, o.batchBuffers, idWriter);
   if (body.length > o.bodyBytesMax)
     throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
   // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { BatchBuffers, encodeBatchBody } from "../../src/client/batch-body.ts";
 import { encodeMessageProperties, type Message } from "../../src/client/message.ts";
 import { prepareBatch } from "../../src/client/send-request.ts";
-import { encodeBatch } from "../../src/protocol/message/index.ts";
+import { createUniqueIdGenerator, encodeBatch } from "../../src/protocol/message/index.ts";
 
 const items = [
   {
@@ -44,6 +44,8 @@ const expected = () =>
     })),
   );
 
+const generator = createUniqueIdGenerator({ ip: new Uint8Array([10, 1, 2, 3]), pid: 77, instanceHash: -5 });
+
 describe("batch body", () => {
   test("encodeBatchBody writes the same bytes as encodeBatch, non-ASCII properties included", () => {
     expect(Buffer.from(encode())).toEqual(Buffer.from(expected()));
@@ -74,28 +76,33 @@ describe("batch body", () => {
       { requiredKeys: ["topic", "body"] },
     );
     fc.assert(
-      fc.property(fc.array(message, { minLength: 1, maxLength: 6 }), fc.boolean(), (batch, wait) => {
-        const msgs = batch.map((m) => ({ ...m, waitStoreMsgOK: wait }));
-        let n = 0;
-        const ids: string[] = [];
-        const prepared = prepareBatch(msgs, {
-          nextUniqueId: () => {
-            ids.push(`ID${n++}`);
-            return ids.at(-1)!;
-          },
-          compressOverBytes: 4096,
-          compressLevel: 5,
-          bodyBytesMax: 1 << 20,
-        });
-        const want = encodeBatch(
-          msgs.map((m, k) => ({
-            flag: m.flag ?? 0,
-            body: m.body as Uint8Array,
-            properties: encodeMessageProperties(m, ids[k]!),
-          })),
-        );
-        expect(Buffer.from(prepared.body)).toEqual(Buffer.from(want));
-      }),
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        fc.boolean(),
+        (batch, wait, realIds) => {
+          const msgs = batch.map((m) => ({ ...m, waitStoreMsgOK: wait }));
+          let n = 0;
+          // A plain function's ids are written as strings; the client's generator writes in place.
+          const prepared = prepareBatch(msgs, {
+            nextUniqueId: realIds ? generator : () => `ID${n++}`,
+            compressOverBytes: 4096,
+            compressLevel: 5,
+            bodyBytesMax: 1 << 20,
+          });
+          const ids = prepared.msgId.split(",");
+          expect(ids).toHaveLength(msgs.length);
+          expect(new Set(ids).size).toBe(msgs.length);
+          const want = encodeBatch(
+            msgs.map((m, k) => ({
+              flag: m.flag ?? 0,
+              body: m.body as Uint8Array,
+              properties: encodeMessageProperties(m, ids[k]!),
+            })),
+          );
+          expect(Buffer.from(prepared.body)).toEqual(Buffer.from(want));
+        },
+      ),
     );
   });
 });

@@ -101,11 +101,24 @@ export interface UniqueIdOptions {
   readonly now?: () => number;
 }
 
+/** A generator of client unique ids. */
+export interface UniqueIdGenerator {
+  /** The next id. */
+  (): string;
+  /**
+   * The next id, also written as ASCII at `dst[at]` (`idLength` bytes) from bytes the generator
+   * keeps: a batch writes its ids without flattening each id string, which is a concatenation.
+   */
+  into(dst: Uint8Array, at: number): string;
+  /** Chars in every id: 32 for an IPv4 host, 56 for IPv6. */
+  readonly idLength: number;
+}
+
 /**
  * Generator of client unique ids (spec §3.2): `ip · pid(u16) · instanceHash(i32) · ms since the
  * start of the local month (i32) · counter(u16)`.
  */
-export function createUniqueIdGenerator(opts: UniqueIdOptions): () => string {
+export function createUniqueIdGenerator(opts: UniqueIdOptions): UniqueIdGenerator {
   const now = opts.now ?? Date.now;
   const n = opts.ip.length;
   const fixed = new Uint8Array(n + 6);
@@ -119,22 +132,47 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): () => string {
   // clock leaves it (a month boundary, a DST-shifted zone or a clock set back), not per id.
   let monthStart = 0;
   let nextMonthStart = -1;
-  // Ids made in one millisecond share everything but the counter: the head is built once per ms.
+  // Ids made in one millisecond share everything but the counter: the head is built once per ms,
+  // as a string and (for `into`) as its ASCII bytes.
   let lastTime = Number.NaN;
   let head = "";
-  return () => {
+  const headBytes = new Uint8Array(prefix.length + 8);
+  let headBytesFresh = false;
+  /** Brings the head to the current millisecond. */
+  const advance = (): void => {
     const t = now();
-    if (t !== lastTime) {
-      if (t < monthStart || t >= nextMonthStart) {
-        const d = new Date(t);
-        monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
-        nextMonthStart = new Date(d.getFullYear(), d.getMonth() + 1, 1).getTime();
-      }
-      head = prefix + hex32((t - monthStart) | 0);
-      lastTime = t;
+    if (t === lastTime) return;
+    if (t < monthStart || t >= nextMonthStart) {
+      const d = new Date(t);
+      monthStart = new Date(d.getFullYear(), d.getMonth(), 1).getTime();
+      nextMonthStart = new Date(d.getFullYear(), d.getMonth() + 1, 1).getTime();
     }
+    head = prefix + hex32((t - monthStart) | 0);
+    headBytesFresh = false;
+    lastTime = t;
+  };
+  const next = (): string => {
+    advance();
     const id = head + HEX_BYTE[counter >>> 8]! + HEX_BYTE[counter & 0xff]!;
     counter = (counter + 1) & 0xffff;
     return id;
   };
+  const into = (dst: Uint8Array, at: number): string => {
+    advance();
+    if (!headBytesFresh) {
+      for (let i = 0; i < head.length; i++) headBytes[i] = head.charCodeAt(i);
+      headBytesFresh = true;
+    }
+    const h = headBytes.length;
+    for (let i = 0; i < h; i++) dst[at + i] = headBytes[i]!;
+    const d = HEX_DIGIT;
+    dst[at + h] = d[(counter >>> 12) & 15]!;
+    dst[at + h + 1] = d[(counter >>> 8) & 15]!;
+    dst[at + h + 2] = d[(counter >>> 4) & 15]!;
+    dst[at + h + 3] = d[counter & 15]!;
+    const id = head + HEX_BYTE[counter >>> 8]! + HEX_BYTE[counter & 0xff]!;
+    counter = (counter + 1) & 0xffff;
+    return id;
+  };
+  return Object.assign(next, { into, idLength: prefix.length + 12 });
 }
