@@ -148,7 +148,9 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
 }
 
 async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Promise<PullResult> {
-  const addr = await d.client.masterAddr(mq.brokerName, mq.topic);
+  // The cached address without an await: a pull ahead should leave in the turn its answer came.
+  const addr =
+    d.client.routes.masterAddr(mq.brokerName) ?? (await d.client.masterAddr(mq.brokerName, mq.topic));
   const sub = d.subscription(mq.topic);
   const commitOffset = d.commitOffset(mq);
   let sysFlag = PullSysFlag.SUSPEND;
