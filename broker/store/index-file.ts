@@ -65,6 +65,12 @@ export class IndexFile {
   private dirty: Uint8Array;
   private dirtyCount = 0;
   private flushedCount = 1;
+  /**
+   * Where a flush copies the dirty slot pages it writes, kept between flushes of a busy file: a
+   * fresh copy of a busy table is tens of MiB of new memory per flush, and its page faults and
+   * zeroing fell on the put path. Dropped by a flush that finds no dirty page (an idle file).
+   */
+  private slotsCopy: Uint8Array | undefined;
   private pending = new Uint8Array(64 * INDEX_ENTRY_BYTES);
   private pendingDv = new DataView(this.pending.buffer);
   private flushing: Promise<void> | undefined;
@@ -200,14 +206,23 @@ export class IndexFile {
   private takeDirtyRuns(): [number, Uint8Array][] {
     const runs: [number, Uint8Array][] = [];
     const slots = this.slots;
-    if (!slots || this.dirtyCount === 0) return runs;
+    if (!slots || this.dirtyCount === 0) {
+      this.slotsCopy = undefined;
+      return runs;
+    }
+    // Flushes run one at a time (see flush), so no write still reads the copy from the last one.
+    this.slotsCopy ??= new Uint8Array(slots.length);
+    const copy = this.slotsCopy;
     const pageBytes = SLOTS_PER_PAGE * INDEX_SLOT_BYTES;
     const d = this.dirty;
     for (let p = 0; p < d.length; p++) {
       if (d[p] === 0) continue;
       let q = p;
       while (q < d.length && d[q] === 1) d[q++] = 0;
-      runs.push([p * pageBytes, slots.slice(p * pageBytes, Math.min(q * pageBytes, slots.length))]);
+      const from = p * pageBytes;
+      const to = Math.min(q * pageBytes, slots.length);
+      copy.set(slots.subarray(from, to), from);
+      runs.push([from, copy.subarray(from, to)]);
       p = q;
     }
     this.dirtyCount = 0;
@@ -218,6 +233,7 @@ export class IndexFile {
   async seal(): Promise<void> {
     await this.flush();
     this.setSlots(undefined);
+    this.slotsCopy = undefined;
   }
 
   private setSlots(bytes: Uint8Array | undefined): void {

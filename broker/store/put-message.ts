@@ -20,19 +20,8 @@ export function prepareForStore(
     return PutMessageStatus.MESSAGE_ILLEGAL;
   }
   try {
-    return prepareRecord({
-      topic: msg.topic,
-      queueId: msg.queueId,
-      flag: msg.flag,
-      sysFlag: msg.sysFlag,
-      bornTimestamp: msg.bornTimestamp,
-      bornHost: msg.bornHost,
-      storeHost: msg.storeHost,
-      reconsumeTimes: msg.reconsumeTimes,
-      preparedTransactionOffset: msg.preparedTransactionOffset,
-      body: msg.body,
-      properties: msg.propertiesString ?? encodeProperties(msg.properties),
-    });
+    // The message is the record's fields as it is: no copy of them per put.
+    return prepareRecord(msg, msg.propertiesString ?? encodeProperties(msg.properties));
   } catch (err) {
     if (err instanceof RecordTooLargeError && err.field === "properties")
       return PutMessageStatus.PROPERTIES_SIZE_EXCEEDED;

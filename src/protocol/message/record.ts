@@ -25,13 +25,20 @@ const utf8Decoder = new TextDecoder();
 const topicBytesCache = new Map<string, Uint8Array>();
 const TOPIC_BYTES_CACHE_MAX = 4096;
 
+/** The last topic asked for: puts mostly repeat a topic, and comparing it beats a map lookup. */
+let lastTopic = "";
+let lastTopicBytes: Uint8Array = new Uint8Array(0);
+
 function topicBytesOf(topic: string): Uint8Array {
+  if (topic === lastTopic) return lastTopicBytes;
   let bytes = topicBytesCache.get(topic);
   if (bytes === undefined) {
     if (topicBytesCache.size >= TOPIC_BYTES_CACHE_MAX) topicBytesCache.clear();
     bytes = utf8.encode(topic);
     topicBytesCache.set(topic, bytes);
   }
+  lastTopic = topic;
+  lastTopicBytes = bytes;
   return bytes;
 }
 
@@ -54,6 +61,9 @@ export interface RecordInput {
   readonly properties: string;
 }
 
+/** A record's fields but its properties, which `prepareRecord` takes as their encoded string. */
+export type RecordFields = Omit<RecordInput, "properties">;
+
 /** Assigned by the store when the record is appended. */
 export interface RecordPlacement {
   readonly queueOffset: number;
@@ -63,7 +73,10 @@ export interface RecordPlacement {
 
 /** A record ready to be written: sizes known, strings encoded, CRC computed, host flags set. */
 export interface PreparedRecord {
-  readonly input: RecordInput;
+  /** The caller's fields, not copied: a put passes its message object as it is. */
+  readonly input: RecordFields;
+  /** The encoded properties string (spec §2.1). */
+  readonly properties: string;
   /** Positions before the body, topic and properties lengths shift them (see `headLayout`). */
   readonly head: RecordLayout;
   readonly totalSize: number;
@@ -108,10 +121,10 @@ export class RecordTooLargeError extends Error {
  * Prepares a record. Host V6 flags follow the host byte lengths; v2 is used only for topics over
  * 127 bytes (spec §4.2). Throws RecordTooLargeError if a length field would overflow.
  */
-export function prepareRecord(input: RecordInput): PreparedRecord {
+export function prepareRecord(input: RecordFields, properties: string): PreparedRecord {
   const topicBytes = topicBytesOf(input.topic);
-  const ascii = asciiLength(input.properties);
-  const propertiesBytes = ascii < 0 ? utf8.encode(input.properties) : undefined;
+  const ascii = asciiLength(properties);
+  const propertiesBytes = ascii < 0 ? utf8.encode(properties) : undefined;
   const propertiesLength = propertiesBytes ? propertiesBytes.length : ascii;
   if (propertiesLength > PROPERTIES_BYTES_MAX) {
     throw new RecordTooLargeError("properties", propertiesLength);
@@ -124,6 +137,7 @@ export function prepareRecord(input: RecordInput): PreparedRecord {
   const head = headLayout(sysFlag, magicCode);
   return {
     input,
+    properties,
     head,
     totalSize: head.totalSize + input.body.length + topicBytes.length + propertiesLength,
     magicCode,
@@ -182,12 +196,12 @@ export function writeRecord(
   dv.setInt16(afterTopic + H.propertiesLength, p.propertiesLength);
   const at0 = afterTopic + H.properties;
   if (p.propertiesBytes) dst.set(p.propertiesBytes, at0);
-  else for (let i = 0, s = m.properties; i < s.length; i++) dst[at0 + i] = s.charCodeAt(i);
+  else for (let i = 0, s = p.properties; i < s.length; i++) dst[at0 + i] = s.charCodeAt(i);
 }
 
 /** Encodes one whole record into a fresh buffer. */
 export function encodeRecord(input: RecordInput, at: RecordPlacement): Uint8Array {
-  const p = prepareRecord(input);
+  const p = prepareRecord(input, input.properties);
   const out = new Uint8Array(p.totalSize);
   writeRecord(out, new DataView(out.buffer), 0, p, at.queueOffset, at.physicalOffset, at.storeTimestamp);
   return out;
