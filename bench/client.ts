@@ -7,7 +7,8 @@
  * Each scenario runs `BENCH_ROUNDS` rounds; in a round the send scenarios alternate raw and client
  * in short slices (see `pairedLoop`) and the drains run whole in ABBA order (see `pairedDrain`).
  * The table shows medians and the per-round ratios follow it. Target: the client costs at most
- * 15 % of throughput, i.e. ratio ≥ 0.85 against the raw client.
+ * 15 % of throughput, i.e. ratio ≥ 0.85 against the raw client. BENCH_ONLY=drain (words, comma
+ * separated) runs only the scenarios named with them.
  */
 import pino from "pino";
 import { createProducer, createPushConsumer, type Message } from "../src/client/index.ts";
@@ -240,7 +241,7 @@ function combined([a, b]: Measure[]): Measure {
   return { rate: 2 / (1 / a!.rate + 1 / b!.rate), cpuUs: (a!.cpuUs + b!.cpuUs) / 2 };
 }
 
-const scenarios: Scenario[] = [
+const allScenarios: Scenario[] = [
   {
     name: "send, 1 in flight",
     rawName: "raw SEND_MESSAGE_V2, 1 in flight",
@@ -266,6 +267,16 @@ const scenarios: Scenario[] = [
     run: pairedDrain,
   },
 ];
+/** BENCH_ONLY=drain,batch runs the scenarios whose names contain one of the words. */
+const only = process.env.BENCH_ONLY?.split(",").filter((w) => w.length > 0);
+const scenarios = only ? allScenarios.filter((sc) => only.some((w) => sc.name.includes(w))) : allScenarios;
+if (scenarios.length === 0) {
+  console.error(`BENCH_ONLY matched no scenario (have: ${allScenarios.map((sc) => sc.name).join("; ")})`);
+  await producer.shutdown();
+  await raw.shutdown();
+  await srv.stop();
+  process.exit(2);
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

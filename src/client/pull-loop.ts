@@ -114,8 +114,12 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
           // messages, at most its body's bytes): the next pull goes out before this batch is
           // decoded and consumed, so the broker reads while the client works instead of idling.
           const batchBytes = result.body?.length ?? 0;
-          if (t.pq.hasRoom(d.limits, d.batchSize, batchBytes) && !d.signal.aborted)
+          if (t.pq.hasRoom(d.limits, d.batchSize, batchBytes) && !d.signal.aborted) {
             ahead = send(t.nextOffset);
+            // One microtask turn: the connection's flush, queued by that send, writes the pull
+            // before this batch is decoded rather than after it.
+            await undefined;
+          }
           const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
           if (msgs.length > 0) {
             t.pq.put(msgs);
@@ -168,8 +172,10 @@ async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Prom
       sysFlag,
       commitOffset: Math.max(commitOffset, 0),
       suspendTimeoutMillis: d.suspendMs,
-      ...(post ? { subscription: sub.subString } : {}),
-      ...(sub ? { expressionType: sub.expressionType } : {}),
+      // Absent fields as undefined (the header encoder skips them), not spreads: one object
+      // shape for every pull.
+      subscription: post ? sub.subString : undefined,
+      expressionType: sub?.expressionType,
       subVersion: sub?.subVersion ?? 0,
     },
     d.timeoutMs,

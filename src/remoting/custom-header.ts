@@ -56,7 +56,20 @@ export interface HeaderCodec<S extends Spec> {
   encode(header: HeaderOf<S>, into?: ExtFields): ExtFields;
 }
 
-const INT_RE = /^[+-]?\d+$/;
+/** Whether `text` is an optional sign and one or more ASCII digits (what Java's parseInt/parseLong take). */
+function isIntegerText(text: string): boolean {
+  const n = text.length;
+  let i = 0;
+  const first = text.charCodeAt(0);
+  if (first === 0x2b || first === 0x2d) i = 1; // + or -
+  if (i >= n) return false;
+  // A loop, not a regular expression: every number field of every header passes here.
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
 
 function parseValue(kind: Kind, name: string, text: string): string | number | boolean {
   switch (kind) {
@@ -71,7 +84,7 @@ function parseValue(kind: Kind, name: string, text: string): string | number | b
     }
     case "int":
     case "long": {
-      if (!INT_RE.test(text)) throw badNumber(name, text);
+      if (!isIntegerText(text)) throw badNumber(name, text);
       const n = Number(text);
       const ok = kind === "int" ? n >= -0x80000000 && n <= 0x7fffffff : Number.isSafeInteger(n);
       if (!ok) throw badNumber(name, text);

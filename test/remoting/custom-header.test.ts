@@ -57,8 +57,40 @@ describe("typed custom headers", () => {
     );
   });
 
+  test("an int field takes exactly an optional sign and ASCII digits, as Integer.parseInt", () => {
+    const queueId = (text: string) => {
+      try {
+        return PullHeader.decode({ consumerGroup: "G", queueId: text, queueOffset: "0" }).queueId;
+      } catch (e) {
+        return (e as RemotingError).code;
+      }
+    };
+    const bad = ResponseCode.SYSTEM_ERROR;
+    const cases: [string, number][] = [
+      ["0", 0],
+      ["+5", 5],
+      ["-7", -7],
+      ["007", 7],
+      ["-2147483648", -2147483648],
+      ["2147483647", 2147483647],
+      ["", bad],
+      ["+", bad],
+      ["-", bad],
+      [" 1", bad],
+      ["1 ", bad],
+      ["0x10", bad],
+      ["1e3", bad],
+      ["1.0", bad],
+      ["١", bad],
+      ["--1", bad],
+    ];
+    expect(cases.map(([text]) => [text, queueId(text)])).toEqual(cases);
+  });
+
   test("encode writes strings and leaves absent fields out", () => {
-    expect(PullHeader.encode({ consumerGroup: "G", queueId: 1, queueOffset: 2 })).toEqual({
+    expect(
+      PullHeader.encode({ consumerGroup: "G", queueId: 1, queueOffset: 2, subscription: undefined }),
+    ).toEqual({
       consumerGroup: "G",
       queueId: "1",
       queueOffset: "2",
