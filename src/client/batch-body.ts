@@ -64,14 +64,16 @@ function copyBytes(dst: Uint8Array, src: Uint8Array, at: number): number {
 
 const UNIQ_KEY_ENTRY_BYTES = new TextEncoder().encode(UNIQ_KEY_ENTRY);
 const SEPARATOR_BYTE = PROPERTY_SEPARATOR.charCodeAt(0);
+const COMMA = ",".charCodeAt(0);
 
 /**
  * Item `k` is `bodies[k]` and `flags[k]`; its properties are `heads[k]` (UTF-8 bytes) or, when
  * that is undefined, the concatenation of `pieces[ends[k-1] .. ends[k])` (ends[-1] = 0), followed
  * by its UNIQ_KEY entry for `ids[k]` unless that is empty (the entry comes last, as
- * messagePropertyPieces orders them). With `idWriter`, `ids` starts empty and receives each
- * item's id as the writer makes it in place. The buffer is sized for the worst case and each
- * part is written where it goes; an item's properties length is what was written.
+ * messagePropertyPieces orders them); with `idWriter`, `ids` is not read and each item gets the
+ * writer's next id, written in place. The buffer is sized for the worst case and each part is
+ * written where it goes; an item's properties length is what was written. `msgIds` is the items'
+ * ids joined by commas, as a batch's SendResult shows them.
  */
 export function encodeBatchBody(
   bodies: readonly Uint8Array[],
@@ -79,10 +81,12 @@ export function encodeBatchBody(
   heads: readonly (Uint8Array | undefined)[],
   pieces: readonly string[],
   ends: readonly number[],
-  ids: string[],
+  ids: readonly string[],
   buffers?: BatchBuffers,
   idWriter?: UniqueIdGenerator,
-): Uint8Array {
+): { body: Uint8Array; msgIds: string } {
+  // The written ids and their commas, turned into one string at the end (see `msgIds`).
+  const idText = idWriter ? Buffer.allocUnsafe(bodies.length * (idWriter.idLength + 1)) : undefined;
   let bound = 0;
   for (let k = 0; k < bodies.length; k++) {
     bound += ITEM_HEAD_BYTES + bodies[k]!.length + PROPS_LENGTH_BYTES + (heads[k]?.length ?? 0);
@@ -108,8 +112,13 @@ export function encodeBatchBody(
     for (const end = ends[k]!; piece < end; piece++) p += writeUtf8(out, bytes, pieces[piece]!, propsAt + p);
     if (idWriter !== undefined) {
       p += copyBytes(bytes, UNIQ_KEY_ENTRY_BYTES, propsAt + p);
-      ids.push(idWriter.into(bytes, propsAt + p));
-      p += idWriter.idLength;
+      const idAt = propsAt + p;
+      idWriter.into(bytes, idAt);
+      const len = idWriter.idLength;
+      const textAt = k * (len + 1);
+      for (let i = 0; i < len; i++) idText![textAt + i] = bytes[idAt + i]!;
+      idText![textAt + len] = COMMA;
+      p += len;
       bytes[propsAt + p++] = SEPARATOR_BYTE;
     } else if (ids[k]!.length > 0) {
       p += copyBytes(bytes, UNIQ_KEY_ENTRY_BYTES, propsAt + p);
@@ -128,5 +137,7 @@ export function encodeBatchBody(
     dv.setInt16(pos + ITEM_HEAD_BYTES + n, p);
     pos += total;
   }
-  return out.subarray(0, pos);
+  // One latin1 decode of all the ids (ASCII hex) instead of a join that flattens each id string.
+  const msgIds = idText ? idText.toString("latin1", 0, Math.max(0, idText.length - 1)) : ids.join(",");
+  return { body: out.subarray(0, pos), msgIds };
 }

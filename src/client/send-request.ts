@@ -122,7 +122,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     if (head === undefined) messagePropertyPieces(m, "", pieces);
     ends.push(pieces.length);
   }
-  const body = encodeBatchBody(bodies, flags, heads, pieces, ends, ids, o.batchBuffers, idWriter);
+  const { body, msgIds } = encodeBatchBody(bodies, flags, heads, pieces, ends, ids, o.batchBuffers, idWriter);
   if (body.length > o.bodyBytesMax)
     throw badBatch(`the batch body size over max value, MAX: ${o.bodyBytesMax}`);
   // The container carries WAIT only: a container UNIQ_KEY would overwrite the inner ids on brokers
@@ -135,7 +135,7 @@ export function prepareBatch(msgs: readonly Message[], o: PrepareOptions): Prepa
     sysFlag: 0,
     properties,
     batch: true,
-    msgId: ids.join(","),
+    msgId: msgIds,
     source: first,
     attempts: 0,
   };

@@ -31,7 +31,7 @@ const encode = (buffers?: BatchBuffers) => {
     ends,
     items.map((i) => i.id),
     buffers,
-  );
+  ).body;
 };
 const expected = () =>
   encodeBatch(
@@ -49,6 +49,35 @@ const generator = createUniqueIdGenerator({ ip: new Uint8Array([10, 1, 2, 3]), p
 describe("batch body", () => {
   test("encodeBatchBody writes the same bytes as encodeBatch, non-ASCII properties included", () => {
     expect(Buffer.from(encode())).toEqual(Buffer.from(expected()));
+  });
+
+  test("the message ids of a batch are its UNIQ_KEYs joined by commas, written ids included", () => {
+    const plain = encodeBatchBody(
+      [new Uint8Array([1]), new Uint8Array([2])],
+      [0, 0],
+      [undefined, undefined],
+      [],
+      [0, 0],
+      ["A", "ид"],
+    );
+    expect(plain.msgIds).toBe("A,ид");
+    const bodies = [new Uint8Array([1]), new Uint8Array([2]), new Uint8Array([3])];
+    const written = encodeBatchBody(
+      bodies,
+      [0, 0, 0],
+      [undefined, undefined, undefined],
+      [],
+      [0, 0, 0],
+      [],
+      undefined,
+      generator,
+    );
+    const ids = written.msgIds.split(",");
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect(id).toMatch(/^0A010203004DFFFFFFFB[0-9A-F]{12}$/);
+    expect(new Set(ids).size).toBe(3);
+    const inBody = new TextDecoder().decode(written.body);
+    for (const id of ids) expect(inBody).toContain(`UNIQ_KEY\u0001${id}\u0002`);
   });
 
   test("a recycled buffer full of old bytes still yields exactly encodeBatch's bytes", () => {

@@ -106,10 +106,10 @@ export interface UniqueIdGenerator {
   /** The next id. */
   (): string;
   /**
-   * The next id, also written as ASCII at `dst[at]` (`idLength` bytes) from bytes the generator
-   * keeps: a batch writes its ids without flattening each id string, which is a concatenation.
+   * Writes the next id as ASCII at `dst[at]` (`idLength` bytes) from bytes the generator keeps,
+   * making no string: a batch writes its ids without building and flattening one per message.
    */
-  into(dst: Uint8Array, at: number): string;
+  into(dst: Uint8Array, at: number): void;
   /** Chars in every id: 32 for an IPv4 host, 56 for IPv6. */
   readonly idLength: number;
 }
@@ -157,7 +157,7 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): UniqueIdGenerato
     counter = (counter + 1) & 0xffff;
     return id;
   };
-  const into = (dst: Uint8Array, at: number): string => {
+  const into = (dst: Uint8Array, at: number): void => {
     advance();
     if (!headBytesFresh) {
       for (let i = 0; i < head.length; i++) headBytes[i] = head.charCodeAt(i);
@@ -170,9 +170,7 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): UniqueIdGenerato
     dst[at + h + 1] = d[(counter >>> 8) & 15]!;
     dst[at + h + 2] = d[(counter >>> 4) & 15]!;
     dst[at + h + 3] = d[counter & 15]!;
-    const id = head + HEX_BYTE[counter >>> 8]! + HEX_BYTE[counter & 0xff]!;
     counter = (counter + 1) & 0xffff;
-    return id;
   };
   return Object.assign(next, { into, idLength: prefix.length + 12 });
 }
