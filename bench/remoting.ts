@@ -1,7 +1,8 @@
 /**
  * bench/remoting: request/response round trips per second over one TCP connection with a 1 KiB body,
  * 1 and 128 in flight, beside a raw Bun TCP echo of the same frame measured in the same run (the ceiling);
- * plus the in-process transport. Targets (issue #2): ≥ 0.7 of echo at 1 in flight, ≥ 0.8 at 128.
+ * plus the in-process transport. Each remoting measure alternates with its echo in short slices
+ * (see `alternate`). Targets (issue #2): ≥ 0.7 of echo at 1 in flight, ≥ 0.8 at 128.
  */
 import { join } from "node:path";
 import pino from "pino";
@@ -14,7 +15,7 @@ import {
 } from "../src/remoting/index.ts";
 import { spawnServer } from "./lib/child.ts";
 import { BENCH_ECHO_CODE } from "./lib/echo-server.ts";
-import { closedLoop, rawEchoRate } from "./lib/load.ts";
+import { alternate, closedLoop, openRawEcho, runSlice } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -30,19 +31,31 @@ export async function benchRemoting(): Promise<Row[]> {
   sample.version = 479;
   const frame = encodeFrame(sample);
 
+  // Both servers run at once, so each remoting measure alternates with its echo ceiling in slices.
   const raw = await spawnServer(script, ["raw"]);
-  const echo1 = await rawEchoRate(raw.port, frame, 1, durationMs);
-  const echo128 = await rawEchoRate(raw.port, frame, 128, durationMs);
-  await raw.stop();
-
   const remote = await spawnServer(script, ["remoting"]);
   const client = new RemotingClient({ name: "bench", log });
   const addr = `127.0.0.1:${remote.port}`;
   const call = () => client.invoke(addr, request(), 10_000);
-  const rpc1 = await closedLoop(call, 1, durationMs);
-  const rpc128 = await closedLoop(call, 128, durationMs);
+  const paired = async (inflight: number): Promise<[number, number]> => {
+    const echo = await openRawEcho(raw.port, frame, inflight);
+    await runSlice(call, inflight, 300); // warm-up
+    const rates = await alternate(
+      (ms) => echo.measure(ms),
+      async (ms) => {
+        const { calls, ms: took } = await runSlice(call, inflight, ms);
+        return (calls * 1000) / took;
+      },
+      durationMs,
+    );
+    echo.close();
+    return rates;
+  };
+  const [echo1, rpc1] = await paired(1);
+  const [echo128, rpc128] = await paired(128);
   await client.shutdown();
   await remote.stop();
+  await raw.stop();
 
   const local = new RemotingServer({ name: "local", listenPort: 0, log });
   local.registry.register(BENCH_ECHO_CODE, (req) =>

@@ -35,16 +35,18 @@ export async function runSlice(
   return { calls, ms: performance.now() - start };
 }
 
+/** A raw TCP echo client held open, so measures of it can alternate with others (see `alternate`). */
+export interface RawEcho {
+  /** Round trips per second over `ms`, `inflight` frames outstanding at a time. */
+  measure(ms: number): Promise<number>;
+  close(): void;
+}
+
 /**
  * A raw TCP client for the echo ceiling: sends `frame`, waits for as many bytes back, `inflight`
- * frames outstanding at a time. Returns round trips per second.
+ * frames outstanding at a time. A short warm-up runs before it is returned.
  */
-export async function rawEchoRate(
-  port: number,
-  frame: Uint8Array,
-  inflight: number,
-  durationMs: number,
-): Promise<number> {
+export async function openRawEcho(port: number, frame: Uint8Array, inflight: number): Promise<RawEcho> {
   let received = 0;
   let completed = 0;
   let measuring = false;
@@ -66,7 +68,7 @@ export async function rawEchoRate(
     },
   });
   socket.setNoDelay(true);
-  const phase = async (ms: number) => {
+  const measure = async (ms: number) => {
     completed = 0;
     received = 0;
     const start = performance.now();
@@ -76,12 +78,50 @@ export async function rawEchoRate(
     measuring = true;
     await ended;
     measuring = false;
-    return (completed * 1000) / (performance.now() - start);
+    const rate = (completed * 1000) / (performance.now() - start);
+    // let the tail drain before the next measure
+    await Bun.sleep(20);
+    return rate;
   };
-  await phase(Math.min(300, durationMs / 4));
-  // let the warm-up's tail drain
-  await Bun.sleep(50);
-  const rate = await phase(durationMs);
-  socket.end();
+  await measure(300);
+  return { measure, close: () => socket.end() };
+}
+
+/** Round trips per second of a raw echo client over `durationMs`, after a warm-up. */
+export async function rawEchoRate(
+  port: number,
+  frame: Uint8Array,
+  inflight: number,
+  durationMs: number,
+): Promise<number> {
+  const echo = await openRawEcho(port, frame, inflight);
+  const rate = await echo.measure(durationMs);
+  echo.close();
   return rate;
+}
+
+/**
+ * Two measures taken in `slices` alternating slices of `durationMs / slices` each (the first side
+ * alternating too): this machine's speed drifts by 2x within seconds, and slices put the drift
+ * on both sides alike. Returns each side's mean rate.
+ */
+export async function alternate(
+  a: (ms: number) => Promise<number>,
+  b: (ms: number) => Promise<number>,
+  durationMs: number,
+  slices = 6,
+): Promise<[number, number]> {
+  const ms = durationMs / slices;
+  let sumA = 0;
+  let sumB = 0;
+  for (let k = 0; k < slices; k++) {
+    if (k % 2 === 0) {
+      sumA += await a(ms);
+      sumB += await b(ms);
+    } else {
+      sumB += await b(ms);
+      sumA += await a(ms);
+    }
+  }
+  return [sumA / slices, sumB / slices];
 }
