@@ -119,6 +119,8 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
             // One microtask turn: the connection's flush, queued by that send, writes the pull
             // before this batch is decoded rather than after it.
             await undefined;
+            // A seek or drop in that turn makes this batch stale, as during the pull.
+            if (t.pq.dropped || generation !== t.pq.generation) continue;
           }
           const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
           if (msgs.length > 0) {
