@@ -23,6 +23,26 @@ const quick = {
   persistConsumerOffsetIntervalMs: 50,
 };
 
+/** A push consumer of every message of `topic` from the first offset, collecting bodies as text. */
+async function collectingConsumer(
+  namesrvAddr: string,
+  group: string,
+  topic: string,
+): Promise<{ consumer: PushConsumer; got: string[] }> {
+  const got: string[] = [];
+  const consumer = await createPushConsumer({
+    namesrvAddr,
+    group,
+    subscriptions: { [topic]: "*" },
+    consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+    onMessage: (msgs) => {
+      got.push(...msgs.map(text));
+    },
+    ...quick,
+  });
+  return { consumer, got };
+}
+
 async function sendAll(
   producer: Producer,
   topic: string,
@@ -102,17 +122,7 @@ describe("push consumer", () => {
   test("pulls leave the subscription to the heartbeat unless asked; a broker that forgot it is told again", async () => {
     await using cluster = await startCluster([{ topics: ["T"] }]);
     const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
-    const got: string[] = [];
-    const consumer = await createPushConsumer({
-      namesrvAddr: cluster.namesrvAddr,
-      group: "GS",
-      subscriptions: { T: "*" },
-      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
-      onMessage: (msgs) => {
-        got.push(...msgs.map(text));
-      },
-      ...quick,
-    });
+    const { consumer, got } = await collectingConsumer(cluster.namesrvAddr, "GS", "T");
     try {
       await sendAll(producer, "T", 4);
       await waitFor("4 messages", () => got.length >= 4);
@@ -309,17 +319,7 @@ describe("push consumer", () => {
   test("after a broker restart the consumer reconnects and resumes from the committed offsets", async () => {
     await using cluster = await startCluster([{ topics: ["R"] }]);
     const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
-    const got: string[] = [];
-    const consumer = await createPushConsumer({
-      namesrvAddr: cluster.namesrvAddr,
-      group: "GR",
-      subscriptions: { R: "*" },
-      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
-      onMessage: (msgs) => {
-        got.push(...msgs.map(text));
-      },
-      ...quick,
-    });
+    const { consumer, got } = await collectingConsumer(cluster.namesrvAddr, "GR", "R");
     try {
       await sendAll(producer, "R", 4);
       await waitFor("first four", () => got.length >= 4);
