@@ -140,9 +140,15 @@ async function pairedLoop(
   return { raw: measure(sides.raw), client: measure(sides.client) };
 }
 
-// Backlog: fill once; every round drains all of it again, raw pulls from offset 0 and a push
-// consumer in a new group from the first offset, so each round reads the same stored messages.
-for (let sent = 0; sent < BACKLOG; sent += BATCH * QUEUES) {
+/** BENCH_ONLY=drain,batch runs the scenarios whose names contain one of the words. */
+const only = process.env.BENCH_ONLY?.split(",").filter((w) => w.length > 0);
+const selected = (name: string) => !only || only.some((w) => name.includes(w));
+const DRAIN = "backlog drain";
+
+// Backlog: fill once (only if the drain runs); every round drains all of it again, raw pulls from
+// offset 0 and a push consumer in a new group from the first offset, so each round reads the same
+// stored messages.
+for (let sent = 0; selected(DRAIN) && sent < BACKLOG; sent += BATCH * QUEUES) {
   await Promise.all(
     Array.from({ length: QUEUES }, (_, i) =>
       ok(raw.invoke(broker, rawSend("BenchBacklog", i, batchBody, true), 10_000)),
@@ -150,7 +156,7 @@ for (let sent = 0; sent < BACKLOG; sent += BATCH * QUEUES) {
   );
 }
 const perQueue = await Promise.all(
-  Array.from({ length: QUEUES }, async (_, queueId) => {
+  Array.from({ length: selected(DRAIN) ? QUEUES : 0 }, async (_, queueId) => {
     const r = await ok(
       raw.invoke(
         broker,
@@ -261,15 +267,13 @@ const allScenarios: Scenario[] = [
     run: () => pairedLoop(rawBatch, () => producer.sendBatch(batch), 8, BATCH),
   },
   {
-    name: "backlog drain",
+    name: DRAIN,
     rawName: `raw pull drain of ${backlog.toLocaleString("en-US")} msgs`,
     clientName: "push consumer drain of the same backlog",
     run: pairedDrain,
   },
 ];
-/** BENCH_ONLY=drain,batch runs the scenarios whose names contain one of the words. */
-const only = process.env.BENCH_ONLY?.split(",").filter((w) => w.length > 0);
-const scenarios = only ? allScenarios.filter((sc) => only.some((w) => sc.name.includes(w))) : allScenarios;
+const scenarios = allScenarios.filter((sc) => selected(sc.name));
 if (scenarios.length === 0) {
   console.error(`BENCH_ONLY matched no scenario (have: ${allScenarios.map((sc) => sc.name).join("; ")})`);
   await producer.shutdown();
