@@ -121,8 +121,8 @@ export function defineHeader<S extends Spec>(fields: S): HeaderCodec<S> {
       return out as HeaderOf<S>;
     },
     encode(header, into = {}) {
-      // Indexed loops over flat arrays: destructuring each entry tuple in a for-of cost as much as
-      // the JSON encoding of the whole request (bench/client, a header per pull and per send).
+      // Indexed loops over flat arrays, not a destructuring for-of: this runs for every pull and
+      // every send, and in a drain profile it took nearly as much time as the request's JSON.
       const values = header as Record<string, unknown>;
       for (let i = 0; i < names.length; i++) {
         const value = values[names[i]!];

@@ -137,8 +137,7 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): UniqueIdGenerato
   let lastTime = Number.NaN;
   let head = "";
   const headBytes = new Uint8Array(prefix.length + 8);
-  let headBytesFresh = false;
-  /** Brings the head to the current millisecond. */
+  /** Brings the head (string and bytes) to the current millisecond. */
   const advance = (): void => {
     const t = now();
     if (t === lastTime) return;
@@ -148,7 +147,7 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): UniqueIdGenerato
       nextMonthStart = new Date(d.getFullYear(), d.getMonth() + 1, 1).getTime();
     }
     head = prefix + hex32((t - monthStart) | 0);
-    headBytesFresh = false;
+    for (let i = 0; i < head.length; i++) headBytes[i] = head.charCodeAt(i);
     lastTime = t;
   };
   const next = (): string => {
@@ -159,10 +158,6 @@ export function createUniqueIdGenerator(opts: UniqueIdOptions): UniqueIdGenerato
   };
   const into = (dst: Uint8Array, at: number): void => {
     advance();
-    if (!headBytesFresh) {
-      for (let i = 0; i < head.length; i++) headBytes[i] = head.charCodeAt(i);
-      headBytesFresh = true;
-    }
     const h = headBytes.length;
     for (let i = 0; i < h; i++) dst[at + i] = headBytes[i]!;
     const d = HEX_DIGIT;
