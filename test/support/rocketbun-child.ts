@@ -113,6 +113,18 @@ export interface StartedRocketbun extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
+/** Children still running; killed when this process exits, so a crashed test or bench leaves no server behind. */
+const running = new Set<{ kill(signal?: number | NodeJS.Signals): void }>();
+let exitHookSet = false;
+function track(child: { kill(signal?: number | NodeJS.Signals): void }): void {
+  running.add(child);
+  if (exitHookSet) return;
+  exitHookSet = true;
+  process.once("exit", () => {
+    for (const c of running) c.kill("SIGKILL");
+  });
+}
+
 export async function startRocketbun(options: StartOptions = {}): Promise<StartedRocketbun> {
   const home = await mkdtemp(join(tmpdir(), `${options.name ?? "rocketbun-start"}-`));
   const [nsPort, brokerPort, gwPort] = [freePort(), freePort(), freePort()];
@@ -133,11 +145,13 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
       stderr: "ignore",
       env,
     });
+    track(child);
     await waitForLine(child.stdout, /The broker\[.*boot success/);
   };
   const halt = async () => {
     child?.kill("SIGTERM");
     await child?.exited;
+    if (child) running.delete(child);
   };
   await spawn();
   const stop = async () => {
