@@ -91,12 +91,18 @@ export class ConsumeQueueStore {
     return n;
   }
 
+  /**
+   * Removes a topic's queues and their directory. Only a topic in the table has a directory here
+   * (load reads the table from the directory listing), so a name from the wire that the store
+   * never held, such as ".." or "a/../..", touches no path.
+   */
   async deleteTopic(topic: string): Promise<boolean> {
     const qs = this.table.get(topic);
+    if (qs === undefined) return false;
     this.table.delete(topic);
-    if (qs) for (const cq of qs.values()) await cq.destroy();
+    for (const cq of qs.values()) await cq.destroy();
     await rm(join(this.dir, topic), { recursive: true, force: true });
-    return qs !== undefined;
+    return true;
   }
 
   async destroyAll(): Promise<void> {

@@ -3,8 +3,18 @@
  * the RocketMQ code with a remark that names the problem, and the broker keeps serving afterwards.
  */
 import { describe, expect, test } from "bun:test";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { RequestCode as R, type RemotingCommand, ResponseCode } from "../../src/remoting/index.ts";
-import { createTopic, pullRequest, request, SERIALIZE_TYPES, sendRequest, startBroker } from "./harness.ts";
+import {
+  createTopic,
+  decodeRecords,
+  pullRequest,
+  request,
+  SERIALIZE_TYPES,
+  sendRequest,
+  startBroker,
+} from "./harness.ts";
 
 const SEND_EXT = { MSG_REGION: "DefaultRegion", TRACE_ON: "true" };
 const utf8 = new TextEncoder();
@@ -158,4 +168,22 @@ test("a connection that sends garbage bytes is closed, and other connections are
   await closed.promise;
   const r = await c.invoke(h.addr, sendRequest({ topic: "TGarbage", body: "after garbage" }));
   expect(r.code).toBe(0);
+});
+
+test("DELETE_TOPIC_IN_BROKER with a path-like name touches no file: the store and its neighbours stay", async () => {
+  await using h = await startBroker();
+  const c = h.client();
+  await createTopic(c, h.addr, "TKeep", 1);
+  expect((await c.invoke(h.addr, sendRequest({ topic: "TKeep", body: "kept", queueId: 0 }))).code).toBe(0);
+  const sentinel = join(h.dir, "sentinel");
+  await writeFile(sentinel, "here");
+  // Relative to the consumequeue directory: ".." is the store, "../.." the broker's home.
+  for (const topic of ["..", "../..", "TKeep/../..", "/", "."]) {
+    const r = await c.invoke(h.addr, request(R.DELETE_TOPIC_IN_BROKER, { topic }, null));
+    expect({ topic, code: r.code }).toEqual({ topic, code: ResponseCode.SUCCESS });
+  }
+  expect(await readFile(sentinel, "utf8")).toBe("here");
+  expect(await readdir(join(h.dir, "store"))).toEqual(expect.arrayContaining(["commitlog", "consumequeue"]));
+  const pulled = await c.invoke(h.addr, pullRequest({ group: "G", topic: "TKeep", queueId: 0, offset: 0 }));
+  expect(decodeRecords(pulled.body).map((r) => new TextDecoder().decode(r.body))).toEqual(["kept"]);
 });
