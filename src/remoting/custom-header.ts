@@ -82,15 +82,34 @@ function parseValue(kind: Kind, name: string, text: string): string | number | b
       if (text.trim() === "" || Number.isNaN(n)) throw badNumber(name, text);
       return n;
     }
-    case "int":
+    case "int": {
+      if (!isIntegerText(text)) throw badNumber(name, text);
+      const n = Number(text);
+      if (n < -0x80000000 || n > 0x7fffffff) throw badNumber(name, text);
+      return n;
+    }
     case "long": {
       if (!isIntegerText(text)) throw badNumber(name, text);
       const n = Number(text);
-      const ok = kind === "int" ? n >= -0x80000000 && n <= 0x7fffffff : Number.isSafeInteger(n);
-      if (!ok) throw badNumber(name, text);
-      return n;
+      if (Number.isSafeInteger(n)) return n;
+      return beyondSafeLong(name, text);
     }
   }
+}
+
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/**
+ * A long JS numbers cannot hold exactly: Java clients do send some, such as mqadmin's
+ * queryMsgByKey with endTimestamp Long.MAX_VALUE for "no end". Within Java's long range it
+ * becomes ±Number.MAX_SAFE_INTEGER, which compares with every real offset and timestamp as the
+ * original does and still reads back as a long; beyond it Long.parseLong fails, and so do we.
+ */
+function beyondSafeLong(name: string, text: string): number {
+  const big = BigInt(text);
+  if (big < LONG_MIN || big > LONG_MAX) throw badNumber(name, text);
+  return big > 0n ? Number.MAX_SAFE_INTEGER : -Number.MAX_SAFE_INTEGER;
 }
 
 function badNumber(name: string, text: string): RemotingError {

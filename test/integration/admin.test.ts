@@ -203,6 +203,21 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
       code: 0,
       records: [summary(records[2]!)],
     });
+    // Java's mqadmin queryMsgByKey (and queryMessageByUniqKey) asks up to Long.MAX_VALUE.
+    const noEnd = await c.invoke(
+      h.addr,
+      req(R.QUERY_MESSAGE, {
+        topic: "TQry",
+        key: "key-2",
+        maxNum: "64",
+        beginTimestamp: "0",
+        endTimestamp: "9223372036854775807",
+      }),
+    );
+    expect({ code: noEnd.code, records: decodeRecords(noEnd.body).map(summary) }).toEqual({
+      code: 0,
+      records: [summary(records[2]!)],
+    });
     const none = await c.invoke(
       h.addr,
       req(R.QUERY_MESSAGE, {

@@ -87,6 +87,31 @@ describe("typed custom headers", () => {
     expect(cases.map(([text]) => [text, queueId(text)])).toEqual(cases);
   });
 
+  test("a long field takes Java's whole long range; beyond 2^53 it is held as ±MAX_SAFE_INTEGER", () => {
+    const queueOffset = (text: string) => {
+      try {
+        return PullHeader.decode({ consumerGroup: "G", queueId: "0", queueOffset: text }).queueOffset;
+      } catch (e) {
+        return (e as RemotingError).remark;
+      }
+    };
+    const bad = (text: string) => `the custom field <queueOffset> is not a number: "${text}"`;
+    const cases: [string, number | string][] = [
+      ["9007199254740991", Number.MAX_SAFE_INTEGER],
+      ["-9007199254740991", -Number.MAX_SAFE_INTEGER],
+      ["9007199254740993", Number.MAX_SAFE_INTEGER],
+      // Long.MAX_VALUE / MIN_VALUE, as mqadmin's queryMsgByKey sends for "no end".
+      ["9223372036854775807", Number.MAX_SAFE_INTEGER],
+      ["+9223372036854775807", Number.MAX_SAFE_INTEGER],
+      ["-9223372036854775808", -Number.MAX_SAFE_INTEGER],
+      ["9223372036854775808", bad("9223372036854775808")],
+      ["-9223372036854775809", bad("-9223372036854775809")],
+      ["99999999999999999999999", bad("99999999999999999999999")],
+      ["1e20", bad("1e20")],
+    ];
+    expect(cases.map(([text]) => [text, queueOffset(text)])).toEqual(cases);
+  });
+
   test("encode writes strings and leaves absent fields out", () => {
     expect(
       PullHeader.encode({ consumerGroup: "G", queueId: 1, queueOffset: 2, subscription: undefined }),
