@@ -31,6 +31,7 @@ import {
   type BrokerHarness,
   createTopic,
   decodeRecords,
+  heartbeatBody,
   pullRequest,
   request,
   sendRequest,
@@ -66,6 +67,9 @@ function headerVocabulary(): Map<string, FieldSpec["kind"]> {
 const names = [
   "TFuzz",
   "GFuzz",
+  "k1",
+  "tagA",
+  "fuzz-client",
   "%RETRY%GFuzz",
   "%DLQ%GFuzz",
   "TBW102",
@@ -90,21 +94,26 @@ const names = [
   "7F0000010000000000000000",
   "127.0.0.1:1",
 ];
-const intTexts = ["0", "1", "-1", "7", "32", "65536", "2147483647", "-2147483648", "2147483648", "1e3", "x"];
-const longTexts = [...intTexts, "9007199254740993", "9223372036854775807", "-9223372036854775808"];
+const validInts = ["0", "1", "-1", "2", "7", "32", "65536", "2147483647", "-2147483648"];
+const validLongs = [...validInts, "9007199254740993", "9223372036854775807", "-9223372036854775808"];
+const badNumbers = ["2147483648", "1e3", "x", " 1"];
 
-function fieldValue(kind: FieldSpec["kind"]): fc.Arbitrary<string> {
-  const typed =
-    kind === "int"
-      ? fc.constantFrom(...intTexts)
-      : kind === "long"
-        ? fc.constantFrom(...longTexts)
-        : kind === "bool"
-          ? fc.constantFrom("true", "false", "yes")
-          : kind === "double"
-            ? fc.constantFrom("0.5", "NaN", "1e309", "x")
-            : fc.constantFrom(...names);
-  return fc.oneof({ weight: 9, arbitrary: typed }, { weight: 1, arbitrary: fc.constantFrom(...names) });
+/** A value Java would parse for the field's kind: such requests reach the processor's own checks. */
+function wellTyped(kind: FieldSpec["kind"]): fc.Arbitrary<string> {
+  if (kind === "int") return fc.constantFrom(...validInts);
+  if (kind === "long") return fc.constantFrom(...validLongs);
+  if (kind === "bool") return fc.constantFrom("true", "false");
+  if (kind === "double") return fc.constantFrom("0.5", "0", "-1.5");
+  return fc.constantFrom(...names);
+}
+
+/** Mostly well typed, sometimes a number Java refuses or a name where a number belongs. */
+function illTyped(kind: FieldSpec["kind"]): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 8, arbitrary: wellTyped(kind) },
+    { weight: 1, arbitrary: fc.constantFrom(...badNumbers) },
+    { weight: 1, arbitrary: fc.constantFrom(...names) },
+  );
 }
 
 const utf8 = new TextEncoder();
@@ -128,18 +137,25 @@ const bodies = fc.oneof(
 );
 
 function requestsFor(code: number, vocab: Map<string, FieldSpec["kind"]>, seed: number): RemotingCommand[] {
-  // Every field most of the time, so requests get past header decoding into the processor.
-  const ext = fc.record(
-    Object.fromEntries([...vocab].map(([name, kind]) => [name, fieldValue(kind)])) as Record<
-      string,
-      fc.Arbitrary<string>
-    >,
-    { requiredKeys: [] },
+  const fields = (value: (kind: FieldSpec["kind"]) => fc.Arbitrary<string>, every: boolean) =>
+    fc.record(
+      Object.fromEntries([...vocab].map(([name, kind]) => [name, value(kind)])) as Record<
+        string,
+        fc.Arbitrary<string>
+      >,
+      every ? {} : { requiredKeys: [] },
+    );
+  // Half the requests carry every field, well typed, to get past header decoding into the
+  // processor's own checks; the rest leave fields out and mistype some.
+  const ext = fc.oneof(
+    { weight: 2, arbitrary: fields(wellTyped, true) },
+    { weight: 1, arbitrary: fields(wellTyped, false) },
+    { weight: 1, arbitrary: fields(illTyped, false) },
   );
   const arb = fc.tuple(ext, bodies, fc.constantFrom(SerializeType.JSON, SerializeType.ROCKETMQ));
   return fc
     .sample(arb, { seed, numRuns: REQUESTS_PER_CODE })
-    .map(([fields, body, st]) => request(code, fields as Record<string, string>, body, st));
+    .map(([f, body, st]) => request(code, f as Record<string, string>, body, st));
 }
 
 function servedCodes(registry: ProcessorRegistry): number[] {
@@ -175,7 +191,20 @@ test("every request code answers generated headers and bodies with its own error
   const vocab = headerVocabulary();
   expect(vocab.size).toBeGreaterThan(50);
   const c = broker.client();
+  // Something to find: messages with keys and tags in TFuzz, a consumer group subscribed to it.
   await createTopic(c, broker.addr, "TFuzz", 2);
+  for (let i = 0; i < 8; i++) {
+    const r = await c.invoke(
+      broker.addr,
+      sendRequest({ topic: "TFuzz", body: `m${i}`, tags: "tagA", keys: "k1", queueId: i % 2 }),
+    );
+    expect(r.code).toBe(ResponseCode.SUCCESS);
+  }
+  const hb = await c.invoke(
+    broker.addr,
+    request(RequestCode.HEART_BEAT, null, heartbeatBody("fuzz-client", { group: "GFuzz", topic: "TFuzz" })),
+  );
+  expect(hb.code).toBe(ResponseCode.SUCCESS);
   const targets = [
     { role: "broker", addr: broker.addr, codes: servedCodes(broker.broker.server.registry) },
     { role: "namesrv", addr: namesrv.addr, codes: servedCodes(namesrv.ns.server.registry) },
