@@ -4,6 +4,7 @@
  * over, continue from nextBeginOffset. Transport errors back off; OFFSET_ILLEGAL adopts the
  * broker's offset. The loop ends when its process queue is dropped or the signal aborts.
  */
+import type { Logger } from "../log.ts";
 import type { SubscriptionData } from "../protocol/body/subscription.ts";
 import { PullSysFlag } from "../protocol/headers/pull.ts";
 import { MessageConst } from "../protocol/message/index.ts";
@@ -12,10 +13,11 @@ import { AbortRace, pause } from "./abortable.ts";
 import type { PullResult } from "./broker-api.ts";
 import type { ClientInstance } from "./client-instance.ts";
 import { MQClientError } from "./errors.ts";
-import { decodeMessages, type MessageExt } from "./message.ts";
+import type { MessageExt } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import type { FlowLimits, ProcessQueue } from "./process-queue.ts";
 import { putProperties } from "./pulled-message.ts";
+import { readRecords } from "./record-reader.ts";
 
 export const DEFAULT_PULL_BATCH_SIZE = 32;
 /** Java's BROKER_SUSPEND_MAX_TIME_MILLIS and CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND. */
@@ -122,7 +124,7 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
             // A seek or drop in that turn makes this batch stale, as during the pull.
             if (t.pq.dropped || generation !== t.pq.generation) continue;
           }
-          const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic));
+          const msgs = filterAndTag(result, t.mq, d.subscription(t.mq.topic), log, offset);
           if (msgs.length > 0) {
             t.pq.put(msgs);
             d.onFound(t, msgs);
@@ -188,8 +190,22 @@ async function pullOnce(mq: MessageQueue, offset: number, d: PullLoopDeps): Prom
  * Decodes the records, drops tag-hash collisions the broker let through (Java's
  * processPullResult) and records the queue's min/max offsets on each message.
  */
-function filterAndTag(result: PullResult, mq: MessageQueue, sub: SubscriptionData | undefined): MessageExt[] {
-  const all = result.body ? decodeMessages(result.body, mq.brokerName) : [];
+function filterAndTag(
+  result: PullResult,
+  mq: MessageQueue,
+  sub: SubscriptionData | undefined,
+  log: Logger,
+  offset: number,
+): MessageExt[] {
+  const read = result.body ? readRecords(result.body, mq.brokerName) : undefined;
+  const all = read?.messages ?? [];
+  if (read !== undefined && read.decodedBytes < result.body!.length) {
+    // As Java's client: what decoded is consumed, the rest of the body is passed over.
+    log.error(
+      { offset, decoded: all.length, nextBeginOffset: result.nextBeginOffset },
+      "a pulled record does not decode; the records from it to nextBeginOffset are skipped",
+    );
+  }
   const tagged = sub && sub.tagsSet.length > 0 && !sub.classFilterMode;
   const kept = tagged ? all.filter((m) => m.tags !== undefined && sub.tagsSet.includes(m.tags)) : all;
   const offsets = {

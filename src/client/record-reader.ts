@@ -5,7 +5,14 @@
  * shape, properties parsed straight into an object, message bodies as views of the pulled bytes,
  * and topic, host and msgId-prefix strings decoded once per body (they repeat across its records).
  */
-import { formatHostAddress, headLayout, MessageSysFlag, RECORD, readI64 } from "../protocol/message/index.ts";
+import {
+  formatHostAddress,
+  headLayout,
+  MagicCode,
+  MessageSysFlag,
+  RECORD,
+  readI64,
+} from "../protocol/message/index.ts";
 import { decompressBody } from "./compression.ts";
 import type { MessageExt } from "./message.ts";
 import { type KnownHost, PulledMessage } from "./pulled-message.ts";
@@ -54,43 +61,72 @@ function known(ip: Uint8Array, port: number): KnownHost {
   return { host, text: formatHostAddress(host) };
 }
 
+/** What `readRecords` made of a body. */
+export interface ReadResult {
+  readonly messages: MessageExt[];
+  /** Bytes of the body the messages came from; fewer than its length if a record did not decode. */
+  readonly decodedBytes: number;
+}
+
 /**
- * Every whole record of a pull/query body as a MessageExt; stops at the first short or empty one.
- * Message bodies are views of `body`, not copies: a response body is never written after it is
- * decoded (the frame decoder keeps socket chunks across callbacks, so they are never reused).
+ * Every record of a pull/query body as a MessageExt, up to the first that is short, empty or
+ * malformed (a field running out of its record, an unknown magic code): as Java's client decodes
+ * (MessageDecoder.decodes stops at the first record it cannot read), so a corrupt body never
+ * throws into the pull loop. Message bodies are views of `body`, not copies: a response body is
+ * never written after it is decoded (the frame decoder keeps socket chunks across callbacks, so
+ * they are never reused).
  */
-export function readMessages(body: Uint8Array, brokerName: string): MessageExt[] {
-  const out: MessageExt[] = [];
+export function readRecords(body: Uint8Array, brokerName: string): ReadResult {
+  const messages: MessageExt[] = [];
   const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
   const strings = new BodyStrings(body);
   let pos = 0;
-  while (pos + 4 <= body.length) {
-    const size = dv.getInt32(pos);
-    if (size <= 0 || pos + size > body.length) break;
-    out.push(readMessage(body, dv, pos, brokerName, strings));
-    pos += size;
+  try {
+    while (pos + 4 <= body.length) {
+      const size = dv.getInt32(pos);
+      if (size <= 0 || pos + size > body.length) break;
+      messages.push(readMessage(body, dv, pos, size, brokerName, strings));
+      pos += size;
+    }
+  } catch {
+    // A malformed record: keep the ones before it, as Java's client does.
   }
-  return out;
+  return { messages, decodedBytes: pos };
+}
+
+export function readMessages(body: Uint8Array, brokerName: string): MessageExt[] {
+  return readRecords(body, brokerName).messages;
+}
+
+function malformed(pos: number, what: string): RangeError {
+  return new RangeError(`record at ${pos}: ${what}`);
 }
 
 function readMessage(
   src: Uint8Array,
   dv: DataView,
   pos: number,
+  size: number,
   brokerName: string,
   strings: BodyStrings,
 ): MessageExt {
+  const end = pos + size;
   const magicCode = dv.getInt32(pos + RECORD.magicCode[0]);
+  if (magicCode !== MagicCode.MESSAGE && magicCode !== MagicCode.MESSAGE_V2)
+    throw malformed(pos, `magic code ${magicCode}`);
   let sysFlag = dv.getInt32(pos + RECORD.sysFlag[0]);
   const L = headLayout(sysFlag, magicCode);
+  if (L.body > size) throw malformed(pos, "head runs out of the record");
   const bodyBytes = dv.getInt32(pos + L.bodyLength);
+  if (bodyBytes < 0 || L.body + bodyBytes > size) throw malformed(pos, "body runs out of the record");
   // After the body every position shifts by the lengths before it.
   const topicLenPos = pos + L.topicLength + bodyBytes;
   const topicBytes = L.topicLengthBytes === 2 ? dv.getInt16(topicLenPos) : dv.getUint8(topicLenPos);
   const propsLenPos = pos + L.propertiesLength + bodyBytes + topicBytes;
+  if (topicBytes < 0 || propsLenPos + 2 > end) throw malformed(pos, "topic runs out of the record");
   const propsBytes = dv.getInt16(propsLenPos);
   const propsPos = propsLenPos + 2;
-  if (propsPos + propsBytes > src.length) throw new RangeError("record runs past the end of the buffer");
+  if (propsBytes < 0 || propsPos + propsBytes > end) throw malformed(pos, "properties run out of the record");
   let body = src.subarray(pos + L.body, pos + L.body + bodyBytes);
   if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
     const inflated = decompressBody(body, sysFlag);

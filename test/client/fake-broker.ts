@@ -155,6 +155,9 @@ export class FakeBroker {
   /** Requests with this code are never answered (timeouts). */
   readonly hung = new Set<number>();
 
+  /** Rewrites the body of the next pull answered with messages (a corrupt record, say). */
+  mangleNextPull: ((body: Uint8Array) => Uint8Array) | undefined;
+
   /** The next `times` requests with this code are answered with `code`. */
   fail(requestCode: number, code: number, times = 1): void {
     this.faults.set(requestCode, { code, times });
@@ -462,6 +465,10 @@ export class FakeBroker {
     }
     const run = () => this.readQueue(key, h.queueOffset, h.maxMsgNums, sub);
     const first = run();
+    if (first.code === ResponseCode.SUCCESS && first.body && this.mangleNextPull) {
+      first.body = this.mangleNextPull(first.body);
+      this.mangleNextPull = undefined;
+    }
     if (first.code !== ResponseCode.PULL_NOT_FOUND || (h.sysFlag & PullSysFlag.SUSPEND) === 0) return first;
     const held: HeldPull = {
       ctx,

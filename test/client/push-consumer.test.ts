@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import {
   createProducer,
   createPushConsumer,
@@ -314,6 +315,44 @@ describe("push consumer", () => {
       await consumer.shutdown();
       await producer.shutdown();
     }
+  });
+
+  test("a pulled record that does not decode is skipped as Java's client skips it, with an error logged, and consumption goes on", async () => {
+    await using cluster = await startCluster([{}]);
+    await cluster.broker.createTopic("TBadRecord", 1);
+    const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
+    for (let i = 0; i < 4; i++) await producer.send({ topic: "TBadRecord", body: `m${i}` });
+    // The first pull answers all four; its third record gets a magic code no broker writes.
+    cluster.broker.mangleNextPull = (body) => {
+      const bytes = new Uint8Array(body);
+      const dv = new DataView(bytes.buffer);
+      const third = dv.getInt32(0) + dv.getInt32(dv.getInt32(0));
+      dv.setInt32(third + 4, 0x12345678);
+      return bytes;
+    };
+    const errors: { msg: string; offset: number; decoded: number; nextBeginOffset: number }[] = [];
+    const log = pino({ level: "error" }, { write: (line: string) => errors.push(JSON.parse(line)) });
+    const got: string[] = [];
+    const consumer = await createPushConsumer({
+      namesrvAddr: cluster.namesrvAddr,
+      group: "GBadRecord",
+      subscriptions: { TBadRecord: "*" },
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      onMessage: (msgs) => {
+        got.push(...msgs.map(text));
+      },
+      ...quick,
+      log,
+    });
+    await waitFor("the records before the bad one", () => got.length >= 2);
+    await producer.send({ topic: "TBadRecord", body: "m4" });
+    await waitFor("a message sent after the bad one", () => got.includes("m4"));
+    await consumer.shutdown();
+    await producer.shutdown();
+    expect(got.sort()).toEqual(["m0", "m1", "m4"]);
+    expect(errors.map((e) => ({ offset: e.offset, decoded: e.decoded, next: e.nextBeginOffset }))).toEqual([
+      { offset: 0, decoded: 2, next: 4 },
+    ]);
   });
 
   test("after a broker restart the consumer reconnects and resumes from the committed offsets", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { compressZlib, ZLIB_SYS_FLAG } from "../../src/client/compression.ts";
 import { decodeMessages, type MessageExt, toMessageExt } from "../../src/client/message.ts";
 import { PulledMessage, putProperties } from "../../src/client/pulled-message.ts";
+import { readRecords } from "../../src/client/record-reader.ts";
 import {
   decodeRecord,
   encodeProperties,
@@ -111,5 +113,31 @@ describe("pull body decoding", () => {
     expect(({ ...m! } as Record<string, unknown>).tags).toBe("B"); // an assigned field is an own one
     // offsetMsgId is the offset id of the record, the same as the eager decoder's.
     expect(m!.offsetMsgId).toBe(eager.offsetMsgId);
+  });
+
+  test("a corrupt body never throws: the records wholly before the first bad byte decode as before, the rest is cut", () => {
+    const parts = [record({}, 0), record({ topic: "t".repeat(150) }, 1), record({}, 2), record({}, 3)];
+    const good = new Uint8Array(Buffer.concat(parts));
+    const ends = parts.map((_, i) => parts.slice(0, i + 1).reduce((n, p) => n + p.length, 0));
+    const original = readRecords(good, "b").messages.map((m) => (m as PulledMessage).toJSON());
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(good.length - 1), fc.nat(255)), { minLength: 1, maxLength: 4 }),
+        (flips) => {
+          const bytes = new Uint8Array(good);
+          for (const [at, value] of flips) bytes[at] = value;
+          const first = Math.min(...flips.filter(([at, v]) => good[at] !== v).map(([at]) => at));
+          const read = readRecords(bytes, "b");
+          // Lazy fields are read too: they must not throw either.
+          const got = read.messages.map((m) => JSON.parse(JSON.stringify(m)));
+          const intact = ends.filter((end) => end <= first).length;
+          expect(got.slice(0, intact)).toEqual(JSON.parse(JSON.stringify(original.slice(0, intact))));
+          // Each decoded record spans the size it declares (a corrupt size may swallow the next).
+          expect(read.decodedBytes).toBe(read.messages.reduce((n, m) => n + m.storeSize, 0));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect(readRecords(good, "b").decodedBytes).toBe(good.length);
   });
 });
