@@ -5,6 +5,7 @@
  */
 import pino from "pino";
 import { type Admin, createAdmin } from "../client/index.ts";
+import { checkAddressList } from "../config/checks.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
 import { type AdminContext, type AdminVerb, printJson } from "./admin/context.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
@@ -78,6 +79,11 @@ async function runVerb(verb: AdminVerb, argv: readonly string[], io: CliIo): Pro
   if (namesrvAddr === "")
     throw new UsageError(
       `'${vspec.name}' needs -n ADDR or NAMESRV_ADDR (see rocketbun ${vspec.name} --help)`,
+    );
+  const badAddr = checkAddressList(namesrvAddr);
+  if (badAddr !== undefined)
+    throw new UsageError(
+      `invalid value for flag '-n' (or NAMESRV_ADDR): ${badAddr} (see rocketbun ${vspec.name} --help)`,
     );
 
   const json = args.flags.has("json");

@@ -3,7 +3,9 @@
  */
 import { networkInterfaces } from "node:os";
 import type { Logger } from "pino";
+import { checkAddress } from "../config/checks.ts";
 import type { Connector } from "../remoting/index.ts";
+import { clientError } from "./errors.ts";
 
 export const DEFAULT_MQ_CLIENT_API_TIMEOUT_MS = 3000;
 export const DEFAULT_POLL_NAME_SERVER_INTERVAL_MS = 30_000;
@@ -40,10 +42,16 @@ export interface ResolvedClientOptions {
   version: number;
 }
 
+/** Throws MQClientError (INVALID_PARAMETER) for a NameServer address that is not host:port. */
 export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
   const addrs = typeof o.namesrvAddr === "string" ? o.namesrvAddr.split(";") : [...o.namesrvAddr];
+  const namesrvAddrs = addrs.map((a) => a.trim()).filter((a) => a.length > 0);
+  for (const addr of namesrvAddrs) {
+    const problem = checkAddress(addr);
+    if (problem !== undefined) throw clientError(`bad NameServer address: ${problem}`);
+  }
   return {
-    namesrvAddrs: addrs.map((a) => a.trim()).filter((a) => a.length > 0),
+    namesrvAddrs,
     instanceName: o.instanceName ?? `${process.pid}#${crypto.randomUUID().slice(0, 8)}`,
     clientIP: o.clientIP ?? localIPv4(),
     connector: o.connector,

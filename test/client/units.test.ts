@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AbortRace } from "../../src/client/abortable.ts";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
-import { createProducer } from "../../src/client/index.ts";
+import { createProducer, MQClientError } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
 import { encodeMessageProperties } from "../../src/client/message.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
@@ -12,6 +12,7 @@ import {
   encodeProperties,
 } from "../../src/protocol/message/index.ts";
 import type { TopicRouteData } from "../../src/protocol/route/index.ts";
+import { ResponseCode } from "../../src/remoting/index.ts";
 import { silent } from "../support/silent.ts";
 import { startCluster } from "./harness.ts";
 
@@ -191,6 +192,23 @@ describe("client units", () => {
       ["broker-a/0", 5],
       ["broker-b/3", 12],
     ]);
+  });
+
+  test("a NameServer address that is not host:port is refused when the client is created", async () => {
+    for (const namesrvAddr of [
+      "notanaddr",
+      "127.0.0.1:99999",
+      "127.0.0.1:9876;:1",
+      ["127.0.0.1:9876", "x:y"],
+    ]) {
+      const err = await createProducer({ namesrvAddr, log: silent }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(MQClientError);
+      expect((err as MQClientError).code).toBe(ResponseCode.INVALID_PARAMETER);
+      expect((err as MQClientError).message).toContain("is not host:port");
+    }
   });
 
   test("a dead NameServer in the list is failed over", async () => {

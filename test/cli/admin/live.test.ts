@@ -450,6 +450,12 @@ describe("admin: usage and failures", () => {
       stderr:
         "rocketbun: 'admin topicList' needs -n ADDR or NAMESRV_ADDR (see rocketbun admin topicList --help)\n",
     });
+    expect(await rb.cli("admin", "topicList", "-n", "127.0.0.1:99999")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "rocketbun: invalid value for flag '-n' (or NAMESRV_ADDR): \"127.0.0.1:99999\" is not a list of host:port separated by ';' (bad part \"127.0.0.1:99999\") (see rocketbun admin topicList --help)\n",
+    });
   });
 
   test("an unreachable NameServer exits 1 with the client's error", async () => {
