@@ -12,6 +12,7 @@ import {
   ResetOffsetRequestHeader,
 } from "../../src/protocol/headers/admin.ts";
 import { asObject, parseJson } from "../../src/protocol/json/index.ts";
+import { groupNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
@@ -20,7 +21,6 @@ import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { type SubscriptionGroupConfig, subscriptionGroupConfig } from "../metadata/subscription-groups.ts";
 import { BoundaryType } from "../store/status.ts";
-import { groupNameProblem } from "../topics/topic-validator.ts";
 
 const encoder = new TextEncoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));

@@ -7,13 +7,13 @@ import { encodeQueueKeyedTable } from "../../src/protocol/body/queue-keyed.ts";
 import { CreateTopicRequestHeader, TopicRequestHeader } from "../../src/protocol/headers/admin.ts";
 import { isValidPerm } from "../../src/protocol/route/perm.ts";
 import { topicConfig } from "../../src/protocol/route/topic-config.ts";
+import { topicNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
-import { topicNameProblem } from "../topics/topic-validator.ts";
 
 const encoder = new TextEncoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));

@@ -8,12 +8,13 @@ import {
   GetConsumerListByGroupRequestHeader,
   UnregisterClientRequestHeader,
 } from "../../src/protocol/headers/client.ts";
+import { groupNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
-import { groupNameProblem, retryTopicOf } from "../topics/topic-validator.ts";
+import { retryTopicOf } from "../topics/topic-validator.ts";
 
 const encoder = new TextEncoder();
 

@@ -23,6 +23,7 @@ import {
   pickCanonical,
 } from "../../src/protocol/message/index.ts";
 import { isWriteable } from "../../src/protocol/route/perm.ts";
+import { NOT_ALLOWED_SEND_TOPICS, topicNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
@@ -31,7 +32,7 @@ import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import type { MessageToStore, PutMessageResult } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
-import { isRetryTopic, NOT_ALLOWED_SEND_TOPICS, topicNameProblem } from "../topics/topic-validator.ts";
+import { isRetryTopic } from "../topics/topic-validator.ts";
 
 /** Java's random queue pick for queueId < 0: random(0..99999998) % writeQueueNums. */
 function randomQueue(writeQueueNums: number): number {

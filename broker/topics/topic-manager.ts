@@ -10,16 +10,14 @@ import {
   type TopicConfigSerializeWrapper,
   topicConfig,
 } from "../../src/protocol/route/index.ts";
-import type { TopicConfigs } from "../metadata/topic-configs.ts";
 import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
-  BENCHMARK_TOPIC,
-  isSystemTopic,
   OFFSET_MOVED_EVENT,
   SCHEDULE_TOPIC,
   SELF_TEST_TOPIC,
-  TRACE_TOPIC,
-} from "./topic-validator.ts";
+} from "../../src/protocol/topic-names.ts";
+import type { TopicConfigs } from "../metadata/topic-configs.ts";
+import { BENCHMARK_TOPIC, isSystemTopic, TRACE_TOPIC } from "./topic-validator.ts";
 
 export interface TopicManagerOptions {
   brokerClusterName: string;

@@ -1,39 +1,15 @@
 /**
- * Topic and group name rules (spec broker §1.6, Java's TopicValidator): allowed characters,
- * length limits, the topics nobody may send to, and the system topics admins may not touch.
+ * The system topics admins may not touch (Java's TopicValidator) and retry-topic helpers. The name
+ * rules and the topics nobody may send to are shared with the clients: src/protocol/topic-names.ts.
  */
 import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
-  DLQ_GROUP_TOPIC_PREFIX,
+  NOT_ALLOWED_SEND_TOPICS,
   RETRY_GROUP_TOPIC_PREFIX,
-  SCHEDULE_TOPIC,
 } from "../../src/protocol/topic-names.ts";
 
-export const TOPIC_MAX_LENGTH = 127;
-/** 5.x lets %RETRY%/%DLQ% topics grow to 255 characters. */
-export const RETRY_TOPIC_MAX_LENGTH = 255;
-export const GROUP_MAX_LENGTH = 120;
-
-export { AUTO_CREATE_TOPIC_KEY_TOPIC, DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX, SCHEDULE_TOPIC };
-export const SELF_TEST_TOPIC = "SELF_TEST_TOPIC";
 export const BENCHMARK_TOPIC = "BenchmarkTest";
-export const OFFSET_MOVED_EVENT = "OFFSET_MOVED_EVENT";
-export const TRANS_HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
-export const TRANS_OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
-export const TRANS_CHECK_MAX_TIME_TOPIC = "TRANS_CHECK_MAX_TIME_TOPIC";
 export const TRACE_TOPIC = "RMQ_SYS_TRACE_TOPIC";
-
-const LEGAL = /^[%|a-zA-Z0-9_-]+$/;
-
-/** Topics no producer may send to (NO_PERMISSION). */
-export const NOT_ALLOWED_SEND_TOPICS: ReadonlySet<string> = new Set([
-  SCHEDULE_TOPIC,
-  TRANS_HALF_TOPIC,
-  TRANS_OP_HALF_TOPIC,
-  TRANS_CHECK_MAX_TIME_TOPIC,
-  SELF_TEST_TOPIC,
-  OFFSET_MOVED_EVENT,
-]);
 
 const SYSTEM_TOPICS = new Set([
   ...NOT_ALLOWED_SEND_TOPICS,
@@ -48,30 +24,6 @@ export function isRetryTopic(topic: string): boolean {
 
 export function retryTopicOf(group: string): string {
   return RETRY_GROUP_TOPIC_PREFIX + group;
-}
-
-/** A problem with the name, in Java's words, or null when the name is legal. */
-export function topicNameProblem(topic: string): string | null {
-  if (topic.trim() === "") return "The specified topic is blank.";
-  if (!LEGAL.test(topic)) {
-    return `The specified topic[${topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
-  }
-  const max =
-    isRetryTopic(topic) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX)
-      ? RETRY_TOPIC_MAX_LENGTH
-      : TOPIC_MAX_LENGTH;
-  if (topic.length > max) return `The specified topic is longer than topic max length ${max}.`;
-  return null;
-}
-
-export function groupNameProblem(group: string): string | null {
-  if (group.trim() === "") return "the specified group is blank";
-  if (!LEGAL.test(group)) {
-    return `the specified group[${group}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$`;
-  }
-  if (group.length > GROUP_MAX_LENGTH)
-    return `the specified group is longer than group max length ${GROUP_MAX_LENGTH}.`;
-  return null;
 }
 
 /** System topics: fixed names, `rmq_sys_` names, and names the broker adds at start (cluster, broker). */

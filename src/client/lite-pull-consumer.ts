@@ -7,7 +7,7 @@ import type { ConsumerData } from "../protocol/body/heartbeat.ts";
 import { buildSubscription, type SubscriptionData } from "../protocol/body/subscription.ts";
 import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
 import { clientError } from "./errors.ts";
-import type { MessageExt } from "./message.ts";
+import { type MessageExt, validateGroup } from "./message.ts";
 import { type MessageQueue, mqKey } from "./message-queue.ts";
 import { RemoteBrokerOffsetStore } from "./offset-store.ts";
 import type { ClientOptions } from "./options.ts";
@@ -239,6 +239,7 @@ export class LitePullConsumer implements ConsumerMember {
 
 export async function createLitePullConsumer(options: LitePullConsumerOptions): Promise<LitePullConsumer> {
   if (!options.group) throw clientError("consumer group is required");
+  validateGroup(options.group);
   const owns = !options.client;
   const client = options.client ?? newClient(options);
   const consumer = new LitePullConsumer(client, owns, options);

@@ -14,7 +14,13 @@ import {
   NAME_VALUE_SEPARATOR,
   PROPERTY_SEPARATOR,
 } from "../protocol/message/index.ts";
-import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from "../protocol/topic-names.ts";
+import {
+  DLQ_GROUP_TOPIC_PREFIX,
+  groupNameProblem,
+  NOT_ALLOWED_SEND_TOPICS,
+  RETRY_GROUP_TOPIC_PREFIX,
+  topicNameProblem,
+} from "../protocol/topic-names.ts";
 import { decompressBody } from "./compression.ts";
 import { clientError } from "./errors.ts";
 import { readMessages } from "./record-reader.ts";
@@ -209,9 +215,25 @@ export function commonPropertiesBytes(msg: Message): Uint8Array | undefined {
   return commonBytes;
 }
 
-/** Java's Validators.checkMessage: non-empty body no larger than the limit, a topic. */
+/** Java's Validators.checkGroup, with the broker's rules: a producer or consumer group name. */
+export function validateGroup(group: string): void {
+  const problem = groupNameProblem(group);
+  if (problem !== null) throw clientError(problem);
+}
+
+/** The last topic that passed the name rules: a producer mostly sends to a few topics. */
+let lastLegalTopic = "";
+
+/** Java's Validators.checkMessage: a legal topic one may send to, a non-empty body within the limit. */
 export function validateMessage(msg: Message, body: Uint8Array, bodyBytesMax = MESSAGE_BODY_BYTES_MAX): void {
-  if (!msg.topic) throw clientError("the specified topic is blank");
+  if (msg.topic !== lastLegalTopic) {
+    if (!msg.topic) throw clientError("the specified topic is blank");
+    const problem = topicNameProblem(msg.topic);
+    if (problem !== null) throw clientError(problem);
+    if (NOT_ALLOWED_SEND_TOPICS.has(msg.topic))
+      throw clientError(`Sending message to topic[${msg.topic}] is forbidden.`);
+    lastLegalTopic = msg.topic;
+  }
   if (body.length === 0) throw clientError("the message body length is zero");
   if (body.length > bodyBytesMax) {
     throw clientError(`the message body size over max value, MAX: ${bodyBytesMax}`);

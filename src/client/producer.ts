@@ -9,7 +9,7 @@ import { ClientInstance } from "./client-instance.ts";
 import { DEFAULT_COMPRESS_BODY_OVER_BYTES, DEFAULT_COMPRESS_LEVEL } from "./compression.ts";
 import { clientError, MQClientError, toClientError } from "./errors.ts";
 import { DEFAULT_FAULT_ISOLATION_MS, LatencyFaultTolerance } from "./latency-fault.ts";
-import { MESSAGE_BODY_BYTES_MAX, type Message } from "./message.ts";
+import { MESSAGE_BODY_BYTES_MAX, type Message, validateGroup } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import type { ClientOptions } from "./options.ts";
 import { type QueueSelector, RoundRobin, selectByShardingKey, selectQueue } from "./queue-selector.ts";
@@ -314,6 +314,7 @@ function noRoute(topic: string): MQClientError {
 
 /** Creates and starts a producer. */
 export async function createProducer(options: ProducerOptions): Promise<Producer> {
+  if (options.group !== undefined) validateGroup(options.group);
   const owns = !options.client;
   const client = options.client ?? newClient(options);
   const producer = new Producer(client, owns, options);

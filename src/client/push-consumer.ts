@@ -14,7 +14,7 @@ import { Limiter, pause } from "./abortable.ts";
 import { type AllocateStrategy, allocateAveragely } from "./allocate.ts";
 import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
 import { clientError } from "./errors.ts";
-import { type MessageExt, restoreRetryTopic, retryTopic } from "./message.ts";
+import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
 import { mqKey } from "./message-queue.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { type ClientOptions, DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS } from "./options.ts";
@@ -297,6 +297,7 @@ export class PushConsumer implements ConsumerMember {
 
 export async function createPushConsumer(options: PushConsumerOptions): Promise<PushConsumer> {
   if (!options.group) throw clientError("consumer group is required");
+  validateGroup(options.group);
   if (Object.keys(options.subscriptions).length === 0)
     throw clientError("at least one subscription is required");
   const owns = !options.client;

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { createProducer, MQClientError, type SendResult } from "../../src/client/index.ts";
+import {
+  createLitePullConsumer,
+  createProducer,
+  createPushConsumer,
+  MQClientError,
+  type SendResult,
+} from "../../src/client/index.ts";
 import { decodeMessages } from "../../src/client/message.ts";
 import { MessageSysFlag } from "../../src/protocol/message/index.ts";
 import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
@@ -61,6 +67,55 @@ describe("producer", () => {
     } finally {
       await producer.shutdown();
     }
+  });
+
+  test("topic and group names follow Java's Validators before anything is sent", async () => {
+    await using cluster = await startCluster([{ topics: ["T"] }]);
+    const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => "accepted",
+        (e: unknown) => (e instanceof MQClientError ? [e.code, e.remark] : String(e)),
+      );
+    const bad = ResponseCode.INVALID_PARAMETER;
+    try {
+      expect(
+        await Promise.all(
+          ["a/b", "x".repeat(128), "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC"].map((topic) =>
+            refusal(producer.send({ topic, body: "x" })),
+          ),
+        ),
+      ).toEqual([
+        [bad, "The specified topic[a/b] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"],
+        [bad, "The specified topic is longer than topic max length 127."],
+        [bad, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."],
+        [bad, "Sending message to topic[RMQ_SYS_TRANS_HALF_TOPIC] is forbidden."],
+      ]);
+      expect(cluster.broker.messages("T")).toEqual([]);
+      expect((await producer.send({ topic: "T", body: "x" })).sendStatus).toBe("SEND_OK");
+    } finally {
+      await producer.shutdown();
+    }
+    const namesrvAddr = cluster.namesrvAddr;
+    expect(
+      await Promise.all([
+        refusal(createProducer({ namesrvAddr, group: "../p", log: silent })),
+        refusal(
+          createPushConsumer({
+            namesrvAddr,
+            group: "g".repeat(121),
+            subscriptions: { T: "*" },
+            onMessage: () => {},
+            log: silent,
+          }),
+        ),
+        refusal(createLitePullConsumer({ namesrvAddr, group: " ", log: silent })),
+      ]),
+    ).toEqual([
+      [bad, "the specified group[../p] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"],
+      [bad, "the specified group is longer than group max length 120."],
+      [bad, "the specified group is blank"],
+    ]);
   });
 
   test("bodies at or above the threshold are zlib-compressed and flagged, and consumers inflate them", async () => {
