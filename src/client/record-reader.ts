@@ -88,8 +88,10 @@ export function readRecords(body: Uint8Array, brokerName: string): ReadResult {
       messages.push(readMessage(body, dv, pos, size, brokerName, strings));
       pos += size;
     }
-  } catch {
-    // A malformed record: keep the ones before it, as Java's client does.
+  } catch (err) {
+    // A malformed record (our checks and DataView both throw RangeError): keep the ones before
+    // it, as Java's client does. Anything else is a bug and goes on up.
+    if (!(err instanceof RangeError)) throw err;
   }
   return { messages, decodedBytes: pos };
 }
