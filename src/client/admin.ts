@@ -28,7 +28,7 @@ import {
 import type { PullResult } from "./broker-api.ts";
 import { GetConsumerConnectionListRequestHeader } from "./client-headers.ts";
 import { type ClientInstance, decodeResetOffsetBody } from "./client-instance.ts";
-import { clientError, MQClientError } from "./errors.ts";
+import { clientError, decodeAnswer, MQClientError } from "./errors.ts";
 import { decodeMessages, type MessageExt, retryTopic } from "./message.ts";
 import { compareMq, type MessageQueue } from "./message-queue.ts";
 import type { ClientOptions } from "./options.ts";
@@ -141,7 +141,9 @@ export class Admin {
 
   async brokerRuntimeInfo(addr: string): Promise<Map<string, string>> {
     const r = await this.call(addr, RequestCode.GET_BROKER_RUNTIME_INFO, null);
-    return decodeKVTable(r.body ?? new TextEncoder().encode("{}"));
+    return decodeAnswer(addr, RequestCode.GET_BROKER_RUNTIME_INFO, () =>
+      decodeKVTable(r.body ?? new TextEncoder().encode("{}")),
+    );
   }
 
   async consumerConnections(group: string): Promise<ConsumerConnection> {
@@ -154,7 +156,11 @@ export class Admin {
           RequestCode.GET_CONSUMER_CONNECTION_LIST,
           GetConsumerConnectionListRequestHeader.encode({ consumerGroup: group }),
         );
-        if (r.body) return decodeConsumerConnection(r.body);
+        const body = r.body;
+        if (body)
+          return decodeAnswer(addr, RequestCode.GET_CONSUMER_CONNECTION_LIST, () =>
+            decodeConsumerConnection(body),
+          );
       } catch (err) {
         last = err;
       }
@@ -218,7 +224,13 @@ export class Admin {
           null,
           this.timeout,
         );
-        if (r.body) for (const [k, v] of decodeResetOffsetBody(r.body)) result.set(k, v);
+        const body = r.body;
+        if (body) {
+          const offsets = decodeAnswer(addr, RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, () =>
+            decodeResetOffsetBody(body),
+          );
+          for (const [k, v] of offsets) result.set(k, v);
+        }
         continue;
       } catch (err) {
         if (!(err instanceof MQClientError) || err.code !== ResponseCode.REQUEST_CODE_NOT_SUPPORTED)

@@ -33,7 +33,7 @@ import {
   ResponseCode,
 } from "../remoting/index.ts";
 import { ConsumerSendMsgBackRequestHeader } from "./client-headers.ts";
-import { MQClientError, toClientError } from "./errors.ts";
+import { decodeAnswer, MQClientError, toClientError } from "./errors.ts";
 import { decodeMessages, type MessageExt } from "./message.ts";
 import { call, callOneway } from "./rpc.ts";
 
@@ -78,7 +78,7 @@ export class BrokerApi {
     }
     if (PULL_STATUS[r.code] === undefined)
       throw new MQClientError({ code: r.code, remark: r.remark ?? "", addr, requestCode: code });
-    const h = PullMessageResponseHeader.decode(r.extFields);
+    const h = decodeAnswer(addr, code, () => PullMessageResponseHeader.decode(r.extFields));
     return {
       status: PULL_STATUS[r.code]!,
       nextBeginOffset: h.nextBeginOffset,
@@ -100,7 +100,12 @@ export class BrokerApi {
       this.timeoutMs,
       [0, ResponseCode.QUERY_NOT_FOUND],
     );
-    return r.code === 0 ? OffsetResponseHeader.decode(r.extFields).offset : -1;
+    if (r.code !== 0) return -1;
+    return decodeAnswer(
+      addr,
+      RequestCode.QUERY_CONSUMER_OFFSET,
+      () => OffsetResponseHeader.decode(r.extFields).offset,
+    );
   }
 
   async updateConsumerOffset(
@@ -186,8 +191,13 @@ export class BrokerApi {
       null,
       this.timeoutMs,
     );
-    if (!r.body) return [];
-    const o = parseJson(new TextDecoder().decode(r.body)) as { consumerIdList?: unknown };
+    const body = r.body;
+    if (!body) return [];
+    const o = decodeAnswer(
+      addr,
+      RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+      () => parseJson(new TextDecoder().decode(body)) as { consumerIdList?: unknown },
+    );
     return Array.isArray(o.consumerIdList) ? o.consumerIdList.map(String) : [];
   }
 

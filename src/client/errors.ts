@@ -63,6 +63,27 @@ const RETRIABLE_CODES = new Set<number>([
   ResponseCode.RPC_UNKNOWN,
 ]);
 
+/**
+ * Decodes what a peer answered (a body, a response header). An answer that does not decode is the
+ * peer's fault, and the caller sees it as every other failure: an MQClientError (SYSTEM_ERROR)
+ * naming the peer and the request, the decode error as its cause.
+ */
+export function decodeAnswer<T>(addr: string, requestCode: number, decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof MQClientError) throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    throw new MQClientError({
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: `undecodable answer: ${why}`,
+      addr,
+      requestCode,
+      cause: err,
+    });
+  }
+}
+
 /** Turns any failure of an invocation into an MQClientError naming the peer and the request. */
 export function toClientError(err: unknown, addr: string, requestCode: number): MQClientError {
   if (err instanceof MQClientError) return err;

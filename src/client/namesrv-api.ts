@@ -12,8 +12,14 @@ import {
   decodeTopicRouteData,
   type TopicRouteData,
 } from "../protocol/route/index.ts";
-import { type ExtFields, type RemotingClient, type RemotingCommand, RequestCode } from "../remoting/index.ts";
-import { clientError, MQClientError } from "./errors.ts";
+import {
+  type ExtFields,
+  type RemotingClient,
+  type RemotingCommand,
+  RequestCode,
+  ResponseCode,
+} from "../remoting/index.ts";
+import { clientError, decodeAnswer, MQClientError } from "./errors.ts";
 import { call } from "./rpc.ts";
 
 export class NamesrvApi {
@@ -62,21 +68,34 @@ export class NamesrvApi {
     );
     if (r.code === 17) return null;
     expectSuccess(r, this.current, RequestCode.GET_ROUTEINFO_BY_TOPIC);
-    if (!r.body)
-      throw new MQClientError({ code: 1, remark: "route response without a body", addr: this.current });
-    return decodeTopicRouteData(r.body);
+    const body = r.body;
+    const addr = this.current;
+    if (!body)
+      throw new MQClientError({
+        code: ResponseCode.SYSTEM_ERROR,
+        remark: "route response without a body",
+        addr,
+        requestCode: RequestCode.GET_ROUTEINFO_BY_TOPIC,
+      });
+    return decodeAnswer(addr, RequestCode.GET_ROUTEINFO_BY_TOPIC, () => decodeTopicRouteData(body));
   }
 
   async clusterInfo(): Promise<ClusterInfo> {
     const r = await this.invoke(RequestCode.GET_BROKER_CLUSTER_INFO, null);
     expectSuccess(r, this.current, RequestCode.GET_BROKER_CLUSTER_INFO);
-    return decodeClusterInfo(r.body ?? new Uint8Array());
+    return decodeAnswer(this.current, RequestCode.GET_BROKER_CLUSTER_INFO, () =>
+      decodeClusterInfo(r.body ?? new Uint8Array()),
+    );
   }
 
   async allTopics(): Promise<string[]> {
     const r = await this.invoke(RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, null);
     expectSuccess(r, this.current, RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER);
-    return decodeTopicList(r.body ?? new Uint8Array()).topicList;
+    return decodeAnswer(
+      this.current,
+      RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER,
+      () => decodeTopicList(r.body ?? new Uint8Array()).topicList,
+    );
   }
 
   /** DELETE_TOPIC_IN_NAMESRV on every NameServer (each holds its own table). */

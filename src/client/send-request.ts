@@ -12,7 +12,7 @@ import {
 import { type ExtFields, type RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
 import { type BatchBuffers, encodeBatchBody } from "./batch-body.ts";
 import { compressZlib, ZLIB_SYS_FLAG } from "./compression.ts";
-import { MQClientError } from "./errors.ts";
+import { decodeAnswer, MQClientError } from "./errors.ts";
 import {
   bodyBytes,
   commonPropertiesBytes,
@@ -198,7 +198,7 @@ export function readSendResponse(
 ): SendResult {
   const sendStatus = STATUS[r.code];
   if (!sendStatus) throw new MQClientError({ code: r.code, remark: r.remark ?? "", addr, requestCode });
-  const h = SendMessageResponseHeader.decode(r.extFields);
+  const h = decodeAnswer(addr, requestCode, () => SendMessageResponseHeader.decode(r.extFields));
   const result: SendResult = {
     sendStatus,
     msgId: p.msgId,
