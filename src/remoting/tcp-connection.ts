@@ -50,6 +50,8 @@ export class TcpConnection implements Connection {
   private backlog: Uint8Array | null = null;
   private flushScheduled = false;
   private isClosed = false;
+  /** Date.now() of the last read or write, for the idle close (0 when there is none). */
+  private lastActive = 0;
 
   constructor(
     private readonly socket: Socket<TcpSocketData>,
@@ -62,7 +64,10 @@ export class TcpConnection implements Connection {
     this.outboundBytesMax = options.outboundBytesMax ?? DEFAULT_SOCKET_OUTBOUND_BYTES_MAX;
     socket.data = { conn: this };
     socket.setNoDelay(true);
-    if (options.idleSeconds && options.idleSeconds > 0) socket.timeout(options.idleSeconds);
+    if (options.idleSeconds && options.idleSeconds > 0) {
+      this.lastActive = Date.now();
+      socket.timeout(options.idleSeconds);
+    }
   }
 
   get closed(): boolean {
@@ -100,6 +105,7 @@ export class TcpConnection implements Connection {
   /** Socket callbacks (the shared handler table routes them here). */
   onData(chunk: Uint8Array): void {
     if (this.isClosed) return;
+    if (this.lastActive !== 0) this.lastActive = Date.now();
     let frames: Uint8Array[];
     try {
       frames = this.decoder.push(chunk);
@@ -137,6 +143,23 @@ export class TcpConnection implements Connection {
     if (!this.isClosed) this.markClosed(reason);
   }
 
+  /**
+   * Bun's socket timeout is a deadline, not an idle timer: traffic does not push it back (a busy
+   * connection was closed every serverChannelMaxIdleTimeSeconds). So reads and writes only note
+   * the time, and when the deadline comes the connection closes if it really was idle that long
+   * (Netty's all-idle state, spec remoting §5.1); otherwise the deadline moves to where the
+   * quiet time would reach the limit.
+   */
+  onTimeout(): void {
+    const idleMs = (this.options.idleSeconds ?? 0) * 1000;
+    const quietMs = Date.now() - this.lastActive;
+    if (this.isClosed || quietMs >= idleMs) {
+      this.close("idle timeout");
+      return;
+    }
+    this.socket.timeout(Math.max(1, Math.ceil((idleMs - quietMs) / 1000)));
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     if (this.isClosed || this.backlog || this.queuedBytes === 0) return;
@@ -157,6 +180,7 @@ export class TcpConnection implements Connection {
 
   /** `reused`: the bytes live in the outbox, so an unwritten rest must be copied out of it. */
   private write(bytes: Uint8Array, reused = false): void {
+    if (this.lastActive !== 0) this.lastActive = Date.now();
     const written = this.socket.write(bytes);
     if (written < 0) {
       this.markClosed("socket closed during write");
@@ -213,7 +237,7 @@ export function tcpSocketHandlers(
       socket.data.conn?.close("peer ended the connection");
     },
     timeout(socket) {
-      socket.data.conn?.close("idle timeout");
+      socket.data.conn?.onTimeout();
     },
   };
 }

@@ -126,6 +126,24 @@ describe("TCP transport", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
+  test("only quiet counts as idle: a connection with traffic outlives the limit, then closes once quiet", async () => {
+    // Bun's socket timeout is a deadline that traffic does not move; the connection re-arms it.
+    // Its timer ticks every 4 s, so with a 1 s limit the first deadline comes after about 4 s.
+    const busy = await rawPeer(server.port);
+    const quiet = await rawPeer(server.port);
+    const started = Date.now();
+    let sent = 0;
+    while (Date.now() - started < 6000) {
+      busy.socket.write(encodeFrame(RemotingCommand.request(ECHO, { n: String(sent++) })));
+      await Bun.sleep(250);
+    }
+    expect({ quiet: quiet.isClosed(), busy: busy.isClosed() }).toEqual({ quiet: true, busy: false });
+    await busy.until(() => busy.received.length === sent);
+    const fellQuiet = Date.now();
+    await busy.until(busy.isClosed);
+    expect(Date.now() - fellQuiet).toBeGreaterThanOrEqual(900);
+  }, 30_000);
+
   test("connecting to a closed port fails with an error naming the address", async () => {
     const client = new RemotingClient({ name: "nowhere", log: silent });
     const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
