@@ -22,6 +22,9 @@ import { NamesrvApi } from "./namesrv-api.ts";
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.ts";
 import { RouteCache } from "./route-cache.ts";
 
+/** At most one heartbeat a second per broker for lost connections. */
+const RECONNECT_HEARTBEAT_MIN_GAP_MS = 1000;
+
 /** A producer as the instance sees it. */
 export interface ProducerMember {
   readonly group: string;
@@ -54,6 +57,8 @@ export class ClientInstance {
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly routeLoads = new Map<string, Promise<TopicRouteData | null>>();
   private state: "created" | "running" | "stopped" = "created";
+  /** When each broker last got a heartbeat because its connection was lost. */
+  private readonly reconnectHeartbeats = new Map<string, number>();
 
   constructor(options: ClientOptions) {
     this.options = resolveClientOptions(options);
@@ -80,6 +85,7 @@ export class ClientInstance {
       instanceHash: crypto.getRandomValues(new Int32Array(1))[0]!,
     });
     this.registerProcessors();
+    this.remoting.onConnectionLost((addr) => this.heartbeatAfterReconnect(addr));
   }
 
   get running(): boolean {
@@ -172,6 +178,29 @@ export class ClientInstance {
           this.log.warn({ addr, err: (err as Error).message }, "heartbeat failed");
         }),
       ),
+    );
+  }
+
+  /**
+   * A broker forgets a client's groups with its connection (and an idle or restarted broker drops
+   * it). Until the next periodic heartbeat, up to 30 s away, the client's pulls would run on a new
+   * connection while the group's other members, told this one left, rebalance its queues to
+   * themselves: both consume them. So a lost broker connection is answered at once with a
+   * heartbeat, which reconnects; at most once a second per broker, so a broker that drops every
+   * connection does not get a storm.
+   */
+  private heartbeatAfterReconnect(addr: string): void {
+    if (this.state !== "running") return;
+    const now = Date.now();
+    if (now - (this.reconnectHeartbeats.get(addr) ?? 0) < RECONNECT_HEARTBEAT_MIN_GAP_MS) return;
+    if (!this.routes.allAddrs(false).includes(addr)) return;
+    const data = this.heartbeatData();
+    if (data.producerDataSet.length === 0 && data.consumerDataSet.length === 0) return;
+    this.reconnectHeartbeats.set(addr, now);
+    this.broker.heartbeat(addr, data).then(
+      () => this.log.info({ addr }, "heartbeat after a lost connection"),
+      (err: unknown) =>
+        this.log.warn({ addr, err: (err as Error).message }, "heartbeat after a lost connection failed"),
     );
   }
 

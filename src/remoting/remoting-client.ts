@@ -24,6 +24,7 @@ export class RemotingClient {
   /** Which pooled promise each open connection came from, to forget it when it closes. */
   private readonly origin = new Map<Connection, { addr: string; opening: Promise<Connection> }>();
   private readonly log: Logger;
+  private readonly lostListeners: ((addr: string) => void)[] = [];
   private stopped = false;
 
   constructor(options: RemotingClientOptions) {
@@ -36,7 +37,20 @@ export class RemotingClient {
       this.origin.delete(conn);
       if (this.pool.get(from.addr) === from.opening) this.pool.delete(from.addr);
       if (this.open.get(from.addr) === conn) this.open.delete(from.addr);
+      if (this.stopped) return;
+      for (const listener of this.lostListeners) {
+        try {
+          listener(from.addr);
+        } catch (err) {
+          this.log.error({ err, addr: from.addr }, "connection-lost listener threw");
+        }
+      }
     });
+  }
+
+  /** Calls `listener` with the address whenever an open pooled connection closes (not on shutdown). */
+  onConnectionLost(listener: (addr: string) => void): void {
+    this.lostListeners.push(listener);
   }
 
   get registry() {

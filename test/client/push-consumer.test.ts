@@ -355,6 +355,28 @@ describe("push consumer", () => {
     ]);
   });
 
+  test("a consumer whose connection the broker drops heartbeats again at once, not at the next 30 s tick", async () => {
+    await using cluster = await startCluster([{ topics: ["TDrop"] }]);
+    const consumer = await createPushConsumer({
+      namesrvAddr: cluster.namesrvAddr,
+      group: "GDrop",
+      subscriptions: { TDrop: "*" },
+      onMessage: () => {},
+      ...quick,
+      // No pull retries in the window: only the lost connection can bring a heartbeat.
+      pullErrorDelayMs: 60_000,
+    });
+    try {
+      const members = () => cluster.broker.consumers.get("GDrop")?.size ?? 0;
+      await waitFor("the consumer registered", () => members() === 1);
+      for (const conn of cluster.broker.server.connections) conn.close("test drops the client");
+      await waitFor("the registration gone", () => members() === 0);
+      await waitFor("registered again", () => members() === 1, 5000);
+    } finally {
+      await consumer.shutdown();
+    }
+  });
+
   test("after a broker restart the consumer reconnects and resumes from the committed offsets", async () => {
     await using cluster = await startCluster([{ topics: ["R"] }]);
     const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
