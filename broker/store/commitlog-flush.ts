@@ -329,11 +329,13 @@ export class CommitLogFlusher {
     this.dirty.clear();
     try {
       for (const s of segs) {
+        // A deleted file has nothing left to make durable; retrying it would fail forever.
+        if (s.destroyed) continue;
         await s.datasync();
         this.counters.syncs++;
       }
     } catch (err) {
-      for (const s of segs) this.dirty.add(s);
+      for (const s of segs) if (!s.destroyed) this.dirty.add(s);
       throw err;
     }
     this.flushedOffset = target;

@@ -449,6 +449,7 @@ export class FileMessageStore implements MessageStore {
       this.index,
       this.now(),
       used,
+      this.flusher.flushedOffset,
       force,
       this.log,
     );

@@ -36,8 +36,9 @@ export interface RetentionRun {
 }
 
 /**
- * One retention run. `diskUsedPercent` is the CommitLog partition's usage. `force` (the admin
- * trigger) deletes expired files regardless of hour and usage.
+ * One retention run. `diskUsedPercent` is the CommitLog partition's usage; `flushedOffset` is
+ * where the CommitLog is durable up to. `force` (the admin trigger) deletes expired files
+ * regardless of hour and usage.
  */
 export async function runRetention(
   o: RetentionOptions,
@@ -46,6 +47,7 @@ export async function runRetention(
   index: IndexService | undefined,
   now: number,
   diskUsedPercent: number,
+  flushedOffset: number,
   force: boolean,
   log: Logger,
 ): Promise<RetentionRun> {
@@ -57,8 +59,9 @@ export async function runRetention(
     const reserveMs = o.fileReservedTime * 3_600_000;
     while (deleted < o.deleteFileBatchMax && cl.segments.segments.length > 1) {
       const first = cl.segments.first!;
-      // Files are only ever deleted once dispatch has passed them.
-      if (first.end > cl.dispatchedOffset) break;
+      // Files are only ever deleted once dispatch and the flusher have passed them: the flusher
+      // would fail for good syncing a file deleted under it, and every put would be refused.
+      if (first.end > cl.dispatchedOffset || first.end > flushedOffset) break;
       const expired = (await first.mtimeMs()) + reserveMs <= now;
       if (!expired && !cleanImmediately) break;
       await cl.segments.deleteFirst();

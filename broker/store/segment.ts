@@ -15,6 +15,7 @@ export function offsetToFileName(offset: number): string {
 export class Segment {
   private handle: FileHandle | undefined;
   private closed = false;
+  private isDestroyed = false;
   /** Settles when the file exists at full size; writes and reads wait for it. */
   readonly ready: Promise<void>;
 
@@ -122,7 +123,13 @@ export class Segment {
     await this.handle?.close().catch(() => {});
   }
 
+  /** Deleted: nothing in it needs writing or syncing any more. */
+  get destroyed(): boolean {
+    return this.isDestroyed;
+  }
+
   async destroy(): Promise<void> {
+    this.isDestroyed = true;
     await this.close();
     await unlink(this.path).catch(() => {});
   }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { isDeleteHour } from "../../../broker/store/retention.ts";
+import { waitFor } from "../../support/rocketbun-child.ts";
 import { commitLogFiles, openStore, readQueue } from "./file-store.helpers.ts";
 import { message, tempDir } from "./helpers.ts";
 
@@ -57,6 +58,50 @@ describe("retention", () => {
     const s2full = await s2.deleteExpiredFiles(true);
     expect(s2full).toBe(1);
     await s2.shutdown();
+  });
+
+  test("a file the flusher has not synced yet is never deleted, however full the disk: puts go on", async () => {
+    await using dir = await tempDir();
+    let used = 10;
+    // Syncs only when asked: every record stays written but not yet durable.
+    const s = await openStore(
+      dir.path,
+      { flushIntervalCommitLog: 3_600_000, asyncFlushBytes: 1 << 30 },
+      { diskUsedPercent: async () => used },
+    );
+    for (let i = 0; i < 16; i++) await s.putMessage(message("T", 0, `${"x".repeat(900)}-${i}`));
+    expect(s.cl.segments.segments.length).toBe(4);
+    // Over diskSpaceCleanForciblyRatio: unexpired files may go, but not these, which are not synced.
+    used = 99;
+    expect(await s.deleteExpiredFiles()).toBe(0);
+    expect((await readQueue(s, "T", 0)).length).toBe(16);
+    used = 10;
+    await s.deleteExpiredFiles();
+    // Before, the flusher then failed for good on the deleted file and every put was refused.
+    expect((await s.putMessage(message("T", 0, "after"))).status).toBe("PUT_OK");
+    await s.flush();
+    used = 99;
+    // Synced now: all but the newest go.
+    expect(await s.deleteExpiredFiles()).toBe(3);
+    used = 10;
+    await s.deleteExpiredFiles();
+    expect((await s.putMessage(message("T", 0, "still"))).status).toBe("PUT_OK");
+    await s.flush();
+    await s.shutdown();
+  });
+
+  test("a file deleted while it still had bytes to sync does not wedge the flusher", async () => {
+    await using dir = await tempDir();
+    const s = await openStore(dir.path, { flushIntervalCommitLog: 3_600_000, asyncFlushBytes: 1 << 30 });
+    for (let i = 0; i < 8; i++) await s.putMessage(message("T", 0, `${"x".repeat(900)}-${i}`));
+    // Written (after the write delay) but not synced: both files wait for an fdatasync.
+    await waitFor("the records written", () => s.cl.writtenOffset === s.cl.maxOffset);
+    expect(s.flusher.flushedOffset).toBe(0);
+    await s.cl.segments.deleteFirst(); // retention no longer does this, but nothing may wedge
+    await s.flush();
+    expect((await s.putMessage(message("T", 0, "after"))).status).toBe("PUT_OK");
+    await s.flush();
+    await s.shutdown();
   });
 
   test("a full disk refuses puts with SERVICE_NOT_AVAILABLE and keeps what is stored", async () => {
