@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { checkAddress } from "../config/checks.ts";
 import type { Connector } from "../remoting/index.ts";
 import { clientError } from "./errors.ts";
+import { CLIENT_RANGES, checkRanges } from "./option-ranges.ts";
 
 export const DEFAULT_MQ_CLIENT_API_TIMEOUT_MS = 3000;
 export const DEFAULT_POLL_NAME_SERVER_INTERVAL_MS = 30_000;
@@ -42,8 +43,9 @@ export interface ResolvedClientOptions {
   version: number;
 }
 
-/** Throws MQClientError (INVALID_PARAMETER) for a NameServer address that is not host:port. */
+/** Throws MQClientError (INVALID_PARAMETER) for a NameServer address that is not host:port or a timing out of range. */
 export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
+  checkRanges(o, CLIENT_RANGES);
   const addrs = typeof o.namesrvAddr === "string" ? o.namesrvAddr.split(";") : [...o.namesrvAddr];
   const namesrvAddrs = addrs.map((a) => a.trim()).filter((a) => a.length > 0);
   for (const addr of namesrvAddrs) {

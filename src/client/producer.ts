@@ -11,6 +11,7 @@ import { clientError, MQClientError, toClientError } from "./errors.ts";
 import { DEFAULT_FAULT_ISOLATION_MS, LatencyFaultTolerance } from "./latency-fault.ts";
 import { MESSAGE_BODY_BYTES_MAX, type Message, validateGroup } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
+import { checkRanges, PRODUCER_RANGES } from "./option-ranges.ts";
 import type { ClientOptions } from "./options.ts";
 import { type QueueSelector, RoundRobin, selectByShardingKey, selectQueue } from "./queue-selector.ts";
 import { callOneway } from "./rpc.ts";
@@ -314,6 +315,7 @@ function noRoute(topic: string): MQClientError {
 
 /** Creates and starts a producer. */
 export async function createProducer(options: ProducerOptions): Promise<Producer> {
+  checkRanges(options, PRODUCER_RANGES);
   if (options.group !== undefined) validateGroup(options.group);
   const owns = !options.client;
   const client = options.client ?? newClient(options);

@@ -1,7 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { AbortRace } from "../../src/client/abortable.ts";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
-import { createProducer, MQClientError } from "../../src/client/index.ts";
+import {
+  createAdmin,
+  createLitePullConsumer,
+  createProducer,
+  createPushConsumer,
+  MQClientError,
+} from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
 import { encodeMessageProperties } from "../../src/client/message.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
@@ -209,6 +215,43 @@ describe("client units", () => {
       expect((err as MQClientError).code).toBe(ResponseCode.INVALID_PARAMETER);
       expect((err as MQClientError).message).toContain("is not host:port");
     }
+  });
+
+  test("numeric options out of Java's ranges, or beyond what a timer holds, are refused naming the option", async () => {
+    const namesrvAddr = "127.0.0.1:1"; // refused before anything connects
+    const base = { namesrvAddr, log: silent };
+    const consumer = { ...base, group: "G", subscriptions: { T: "*" }, onMessage: () => {} };
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => "accepted",
+        (e: unknown) => (e instanceof MQClientError ? [e.code, e.remark] : String(e)),
+      );
+    const bad = ResponseCode.INVALID_PARAMETER;
+    expect(
+      await Promise.all([
+        refusal(createProducer({ ...base, sendMsgTimeoutMs: 0 })),
+        refusal(createProducer({ ...base, compressLevel: 10 })),
+        refusal(createProducer({ ...base, pollNameServerIntervalMs: 2 ** 31 })),
+        refusal(createPushConsumer({ ...consumer, consumeBatchSize: 1025 })),
+        refusal(createPushConsumer({ ...consumer, pullBatchSize: 1.5 })),
+        refusal(createPushConsumer({ ...consumer, flowLimits: { messagesMax: 0 } })),
+        refusal(createPushConsumer({ ...consumer, rebalanceIntervalMs: 3e9 })),
+        refusal(createPushConsumer({ ...consumer, brokerSuspendMaxMs: 30_000 })),
+        refusal(createLitePullConsumer({ ...base, group: "L", pullBatchSize: 0 })),
+        refusal(createAdmin({ ...base, mqClientApiTimeoutMs: -1 })),
+      ]),
+    ).toEqual([
+      [bad, "sendMsgTimeoutMs 0 is out of range [1, 2147483647]"],
+      [bad, "compressLevel 10 is out of range [0, 9]"],
+      [bad, "pollNameServerIntervalMs 2147483648 is out of range [1, 2147483647]"],
+      [bad, "consumeBatchSize 1025 is out of range [1, 1024]"],
+      [bad, "pullBatchSize 1.5 is out of range [1, 1024]"],
+      [bad, "flowLimits.messagesMax 0 is out of range [1, 65535]"],
+      [bad, "rebalanceIntervalMs 3000000000 is out of range [1, 2147483647]"],
+      [bad, "consumerTimeoutWhenSuspendMs 30000 must be greater than brokerSuspendMaxMs 30000"],
+      [bad, "pullBatchSize 0 is out of range [1, 1024]"],
+      [bad, "mqClientApiTimeoutMs -1 is out of range [1, 2147483647]"],
+    ]);
   });
 
   test("a dead NameServer in the list is failed over", async () => {
