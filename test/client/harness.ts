@@ -2,6 +2,7 @@
  * Client test harness: a real NameServer and one or more fake brokers on 127.0.0.1 port 0, and a
  * helper that waits on a condition (no sleeps: it re-checks when the event loop has run).
  */
+import { MQClientError } from "../../src/client/index.ts";
 import { startNameServer } from "../namesrv/harness.ts";
 import { FakeBroker, type FakeBrokerOptions } from "./fake-broker.ts";
 
@@ -35,3 +36,11 @@ export async function startCluster(
 }
 
 export { waitFor } from "../support/rocketbun-child.ts";
+
+/** What a call that should be refused came to: [code, remark] of its MQClientError, else "accepted" or the other error. */
+export function refusal(p: Promise<unknown>): Promise<string | [number, string]> {
+  return p.then(
+    () => "accepted",
+    (e: unknown) => (e instanceof MQClientError ? [e.code, e.remark] : String(e)),
+  );
+}

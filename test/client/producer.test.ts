@@ -10,7 +10,7 @@ import { decodeMessages } from "../../src/client/message.ts";
 import { MessageSysFlag } from "../../src/protocol/message/index.ts";
 import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
 import { silent } from "../support/silent.ts";
-import { startCluster, waitFor } from "./harness.ts";
+import { refusal, startCluster, waitFor } from "./harness.ts";
 
 const enc = new TextEncoder();
 
@@ -72,11 +72,6 @@ describe("producer", () => {
   test("topic and group names follow Java's Validators before anything is sent", async () => {
     await using cluster = await startCluster([{ topics: ["T"] }]);
     const producer = await createProducer({ namesrvAddr: cluster.namesrvAddr, log: silent });
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: unknown) => (e instanceof MQClientError ? [e.code, e.remark] : String(e)),
-      );
     const bad = ResponseCode.INVALID_PARAMETER;
     try {
       expect(

@@ -20,7 +20,7 @@ import {
 import type { TopicRouteData } from "../../src/protocol/route/index.ts";
 import { ResponseCode } from "../../src/remoting/index.ts";
 import { silent } from "../support/silent.ts";
-import { startCluster } from "./harness.ts";
+import { refusal, startCluster } from "./harness.ts";
 
 const qs = ["a", "a", "b", "b"].map((brokerName, i) => ({ topic: "T", brokerName, queueId: i % 2 }));
 
@@ -221,11 +221,6 @@ describe("client units", () => {
     const namesrvAddr = "127.0.0.1:1"; // refused before anything connects
     const base = { namesrvAddr, log: silent };
     const consumer = { ...base, group: "G", subscriptions: { T: "*" }, onMessage: () => {} };
-    const refusal = (p: Promise<unknown>) =>
-      p.then(
-        () => "accepted",
-        (e: unknown) => (e instanceof MQClientError ? [e.code, e.remark] : String(e)),
-      );
     const bad = ResponseCode.INVALID_PARAMETER;
     expect(
       await Promise.all([
