@@ -75,8 +75,13 @@ export function prepareSingle(msg: Message, o: PrepareOptions): PreparedSend {
   const properties = encodeMessageProperties(msg, msgId);
   let sysFlag = 0;
   if (body.length >= o.compressOverBytes) {
-    body = compressZlib(body, o.compressLevel);
-    sysFlag |= ZLIB_SYS_FLAG;
+    // Only when it shrinks (unlike Java's producer): an incompressible body grows under zlib, and
+    // a 4 MiB one would then be refused by the broker as over maxMessageSize.
+    const compressed = compressZlib(body, o.compressLevel);
+    if (compressed.length < body.length) {
+      body = compressed;
+      sysFlag |= ZLIB_SYS_FLAG;
+    }
   }
   return {
     topic: msg.topic,
