@@ -53,9 +53,22 @@ export class RemotingServer {
     return this.live;
   }
 
+  /** Listens; a port that cannot be bound fails with an error naming the address and the cause. */
   async start(): Promise<void> {
     const hostname = this.options.bindAddress ?? "0.0.0.0";
-    this.listener = Bun.listen<TcpSocketData>({
+    try {
+      this.listener = this.listen(hostname);
+    } catch (err) {
+      // Bun's own message ("Failed to listen at 0.0.0.0") names neither the port nor the cause.
+      const code = (err as { code?: string }).code;
+      const why = code === "EADDRINUSE" ? "address already in use" : (code ?? (err as Error).message);
+      const where = `${hostname}:${this.options.listenPort}`;
+      throw new Error(`${this.options.name}: cannot listen on ${where}: ${why}`, { cause: err });
+    }
+  }
+
+  private listen(hostname: string): TCPSocketListener<TcpSocketData> {
+    return Bun.listen<TcpSocketData>({
       hostname,
       port: this.options.listenPort,
       data: { conn: null },

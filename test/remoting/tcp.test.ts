@@ -144,6 +144,18 @@ describe("TCP transport", () => {
     expect(Date.now() - fellQuiet).toBeGreaterThanOrEqual(900);
   }, 30_000);
 
+  test("listening on a port in use fails naming the server, the address and the cause", async () => {
+    const second = new RemotingServer({
+      name: "second",
+      listenPort: server.port,
+      bindAddress: "127.0.0.1",
+      log: silent,
+    });
+    await expect(second.start()).rejects.toThrow(
+      `second: cannot listen on 127.0.0.1:${server.port}: address already in use`,
+    );
+  });
+
   test("connecting to a closed port fails with an error naming the address", async () => {
     const client = new RemotingClient({ name: "nowhere", log: silent });
     const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
