@@ -6,6 +6,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ClientInstance } from "./client-instance.ts";
+import { clientError } from "./errors.ts";
 import { type MessageQueue, mqKey } from "./message-queue.ts";
 
 export interface OffsetStore {
@@ -91,10 +92,22 @@ export class LocalFileOffsetStore extends MemoryOffsets implements OffsetStore {
     } catch {
       return;
     }
-    const file = JSON.parse(text) as OffsetFile;
-    for (const o of file.offsets ?? []) {
-      const mq = { topic: o.topic, brokerName: o.brokerName, queueId: o.queueId };
-      this.loaded.set(mqKey(mq), o.offset);
+    let file: unknown;
+    try {
+      file = JSON.parse(text);
+    } catch (err) {
+      // Written atomically by us, so only something else can have broken it: say which file.
+      throw clientError(`the broadcast offset file ${this.path} is not JSON: ${(err as Error).message}`);
+    }
+    const offsets = (file as Partial<OffsetFile> | null)?.offsets;
+    if (!Array.isArray(offsets))
+      throw clientError(`the broadcast offset file ${this.path} has no "offsets" list`);
+    for (const o of offsets as Partial<OffsetFile["offsets"][number]>[]) {
+      // An entry of another shape names no queue we could resume: it is passed over.
+      if (typeof o?.topic !== "string" || typeof o.brokerName !== "string") continue;
+      if (!Number.isSafeInteger(o.queueId) || !Number.isSafeInteger(o.offset) || o.offset! < 0) continue;
+      const mq = { topic: o.topic, brokerName: o.brokerName, queueId: o.queueId! };
+      this.loaded.set(mqKey(mq), o.offset!);
     }
   }
 

@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { AbortRace } from "../../src/client/abortable.ts";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
 import {
@@ -10,6 +13,7 @@ import {
 } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
 import { encodeMessageProperties } from "../../src/client/message.ts";
+import { LocalFileOffsetStore } from "../../src/client/offset-store.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
 import { RouteCache } from "../../src/client/route-cache.ts";
 import {
@@ -247,6 +251,45 @@ describe("client units", () => {
       [bad, "pullBatchSize 0 is out of range [1, 1024]"],
       [bad, "mqClientApiTimeoutMs -1 is out of range [1, 2147483647]"],
     ]);
+  });
+
+  test("a broadcast offset file that is not ours refuses to load naming the file; odd entries are passed over", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "rocketbun-offsets-"));
+    try {
+      const path = join(dir, "offsets.json");
+      const load = (text: string | null) =>
+        (text === null ? Promise.resolve() : writeFile(path, text)).then(async () => {
+          const store = new LocalFileOffsetStore(path);
+          await store.load();
+          return store;
+        });
+      const mq = { topic: "T", brokerName: "b", queueId: 1 };
+      const notJson = await refusal(load("{not json"));
+      expect([
+        notJson[0],
+        String(notJson[1]).startsWith(`the broadcast offset file ${path} is not JSON: `),
+      ]).toEqual([ResponseCode.INVALID_PARAMETER, true]);
+      expect(await refusal(load('{"offsets":7}'))).toEqual([
+        ResponseCode.INVALID_PARAMETER,
+        `the broadcast offset file ${path} has no "offsets" list`,
+      ]);
+      const entries = [
+        { topic: "T", brokerName: "b", queueId: 1, offset: 42 },
+        { topic: "T", brokerName: "b", queueId: 2, offset: -5 },
+        { topic: "T", brokerName: "b", queueId: "3", offset: 1 },
+        null,
+      ];
+      const store = await load(JSON.stringify({ offsets: entries }));
+      expect([
+        await store.readStored(mq),
+        await store.readStored({ ...mq, queueId: 2 }),
+        await store.readStored({ ...mq, queueId: 3 }),
+      ]).toEqual([42, -1, -1]);
+      await rm(path);
+      expect(await (await load(null)).readStored(mq)).toBe(-1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("a dead NameServer in the list is failed over", async () => {
