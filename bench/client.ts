@@ -339,7 +339,7 @@ for (const [i, s] of scenarios.entries()) {
     `${s.name.padEnd(22)} per round ${ratios.map((x) => x.toFixed(2)).join(" ")}  median ${median(ratios).toFixed(2)}`,
   );
 }
-console.log(`\n${pinning.note}`);
+console.log(`\n${pinning}`);
 printTable(
   `client vs raw remoting client against rocketbun start, 1 KiB bodies, ${durationMs} ms per side per round, ${ROUNDS} rounds (drain ${DRAIN_ROUNDS}) (rates: medians; ratio: median of the rounds' ratios)`,
   rows,

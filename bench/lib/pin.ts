@@ -5,13 +5,6 @@
  * with broker capacity, and the scheduler's placement swings rates between rounds.
  */
 
-export interface Pinning {
-  /** Whether both processes are pinned. */
-  readonly pinned: boolean;
-  /** One line for the report: where each side runs, or why not pinned. */
-  readonly note: string;
-}
-
 function pin(pid: number, cpus: string): string | undefined {
   try {
     const r = Bun.spawnSync(["taskset", "-a", "-cp", cpus, String(pid)], {
@@ -26,16 +19,16 @@ function pin(pid: number, cpus: string): string | undefined {
 
 /**
  * Pins `serverPid` to CPU 0 and this process to CPU 1 unless `BENCH_PIN=0`, the machine has one
- * CPU, or taskset is missing; says which in `note`.
+ * CPU, or taskset is missing. Returns one line for the report: where each side runs, or why not pinned.
  */
-export function pinApart(serverPid: number, cpus = navigator.hardwareConcurrency): Pinning {
-  if (process.env.BENCH_PIN === "0") return { pinned: false, note: "unpinned (BENCH_PIN=0)" };
-  if (cpus < 2) return { pinned: false, note: `unpinned (${cpus} CPU)` };
+export function pinApart(serverPid: number, cpus = navigator.hardwareConcurrency): string {
+  if (process.env.BENCH_PIN === "0") return "unpinned (BENCH_PIN=0)";
+  if (cpus < 2) return `unpinned (${cpus} CPU)`;
   const failed = pin(serverPid, "0") ?? pin(process.pid, "1");
   if (failed !== undefined) {
     // Half pinned is worse than neither: give the server every CPU back.
     pin(serverPid, `0-${cpus - 1}`);
-    return { pinned: false, note: `unpinned (taskset: ${failed})` };
+    return `unpinned (taskset: ${failed})`;
   }
-  return { pinned: true, note: "server pinned to CPU 0, this process to CPU 1 (BENCH_PIN=0 unpins)" };
+  return "server pinned to CPU 0, this process to CPU 1 (BENCH_PIN=0 unpins)";
 }

@@ -85,7 +85,7 @@ export class ClientInstance {
       instanceHash: crypto.getRandomValues(new Int32Array(1))[0]!,
     });
     this.registerProcessors();
-    this.remoting.onConnectionLost((addr) => this.heartbeatAfterReconnect(addr));
+    this.remoting.onConnectionLost((addr) => this.heartbeatAfterLostConnection(addr));
   }
 
   get running(): boolean {
@@ -167,17 +167,28 @@ export class ClientInstance {
 
   /** Heartbeat to every broker: masters only when there are no consumers (as Java). */
   async heartbeatAll(): Promise<void> {
-    if (this.state !== "running") return;
-    const data = this.heartbeatData();
-    if (data.producerDataSet.length === 0 && data.consumerDataSet.length === 0) return;
+    const data = this.heartbeatToSend();
+    if (data === undefined) return;
     const addrs = this.routes.allAddrs(data.consumerDataSet.length === 0);
     this.log.debug({ addrs, consumers: data.consumerDataSet.length }, "heartbeat");
-    await Promise.all(
-      addrs.map((addr) =>
-        this.broker.heartbeat(addr, data).catch((err: unknown) => {
-          this.log.warn({ addr, err: (err as Error).message }, "heartbeat failed");
-        }),
-      ),
+    await Promise.all(addrs.map((addr) => this.heartbeatTo(addr, data, "heartbeat failed")));
+  }
+
+  /** What a heartbeat carries, or undefined when the instance is not running or has no members. */
+  private heartbeatToSend(): HeartbeatData | undefined {
+    if (this.state !== "running") return undefined;
+    const data = this.heartbeatData();
+    if (data.producerDataSet.length === 0 && data.consumerDataSet.length === 0) return undefined;
+    return data;
+  }
+
+  /** One broker's heartbeat; a failure is logged (the next tick tries again), never thrown. */
+  private heartbeatTo(addr: string, data: HeartbeatData, failure: string): Promise<void> {
+    return this.broker.heartbeat(addr, data).then(
+      () => undefined,
+      (err: unknown) => {
+        this.log.warn({ addr, err: (err as Error).message }, failure);
+      },
     );
   }
 
@@ -189,19 +200,15 @@ export class ClientInstance {
    * heartbeat, which reconnects; at most once a second per broker, so a broker that drops every
    * connection does not get a storm.
    */
-  private heartbeatAfterReconnect(addr: string): void {
-    if (this.state !== "running") return;
+  private heartbeatAfterLostConnection(addr: string): void {
     const now = Date.now();
     if (now - (this.reconnectHeartbeats.get(addr) ?? 0) < RECONNECT_HEARTBEAT_MIN_GAP_MS) return;
     if (!this.routes.allAddrs(false).includes(addr)) return;
-    const data = this.heartbeatData();
-    if (data.producerDataSet.length === 0 && data.consumerDataSet.length === 0) return;
+    const data = this.heartbeatToSend();
+    if (data === undefined) return;
     this.reconnectHeartbeats.set(addr, now);
-    this.broker.heartbeat(addr, data).then(
-      () => this.log.info({ addr }, "heartbeat after a lost connection"),
-      (err: unknown) =>
-        this.log.warn({ addr, err: (err as Error).message }, "heartbeat after a lost connection failed"),
-    );
+    this.log.info({ addr }, "broker connection lost; heartbeat to it at once");
+    void this.heartbeatTo(addr, data, "heartbeat after a lost connection failed");
   }
 
   heartbeatData(): HeartbeatData {

@@ -10,7 +10,7 @@ import { clientError } from "./errors.ts";
 import { type MessageExt, validateGroup } from "./message.ts";
 import { type MessageQueue, mqKey } from "./message-queue.ts";
 import { RemoteBrokerOffsetStore } from "./offset-store.ts";
-import { checkRanges, LITE_PULL_CONSUMER_RANGES } from "./option-ranges.ts";
+import { checkConsumerRanges, LITE_PULL_CONSUMER_RANGES } from "./option-ranges.ts";
 import type { ClientOptions } from "./options.ts";
 import { DEFAULT_FLOW_LIMITS, type FlowLimits, ProcessQueue } from "./process-queue.ts";
 import { newClient } from "./producer.ts";
@@ -241,7 +241,7 @@ export class LitePullConsumer implements ConsumerMember {
 export async function createLitePullConsumer(options: LitePullConsumerOptions): Promise<LitePullConsumer> {
   if (!options.group) throw clientError("consumer group is required");
   validateGroup(options.group);
-  checkRanges(options, LITE_PULL_CONSUMER_RANGES);
+  checkConsumerRanges(options, LITE_PULL_CONSUMER_RANGES);
   const owns = !options.client;
   const client = options.client ?? newClient(options);
   const consumer = new LitePullConsumer(client, owns, options);

@@ -52,7 +52,7 @@ export const LITE_PULL_CONSUMER_RANGES: Ranges = {
 };
 
 /** pullThresholdForQueue 1-65535; pullThresholdSizeForQueue 1 byte to 1 GiB. */
-const FLOW_LIMIT_RANGES: Ranges = {
+export const FLOW_LIMIT_RANGES: Ranges = {
   messagesMax: [1, 65_535],
   bytesMax: [1, 1024 * 1024 * 1024],
 };
@@ -66,7 +66,10 @@ export function checkRanges(options: object, ranges: Ranges, prefix = ""): void 
     if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
       throw clientError(`${prefix}${name} ${String(v)} is out of range [${min}, ${max}]`);
   }
-  const flow = values.flowLimits;
-  if (flow !== undefined && flow !== null && typeof flow === "object")
-    checkRanges(flow, FLOW_LIMIT_RANGES, "flowLimits.");
+}
+
+/** A consumer's options: its own ranges, then its flowLimits. */
+export function checkConsumerRanges(options: { flowLimits?: object }, ranges: Ranges): void {
+  checkRanges(options, ranges);
+  if (options.flowLimits !== undefined) checkRanges(options.flowLimits, FLOW_LIMIT_RANGES, "flowLimits.");
 }

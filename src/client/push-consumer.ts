@@ -17,7 +17,7 @@ import { clientError } from "./errors.ts";
 import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
 import { mqKey } from "./message-queue.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
-import { checkRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";
+import { checkConsumerRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";
 import { type ClientOptions, DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS } from "./options.ts";
 import { DEFAULT_FLOW_LIMITS, type FlowLimits } from "./process-queue.ts";
 import { newClient } from "./producer.ts";
@@ -299,7 +299,7 @@ export class PushConsumer implements ConsumerMember {
 export async function createPushConsumer(options: PushConsumerOptions): Promise<PushConsumer> {
   if (!options.group) throw clientError("consumer group is required");
   validateGroup(options.group);
-  checkRanges(options, PUSH_CONSUMER_RANGES);
+  checkConsumerRanges(options, PUSH_CONSUMER_RANGES);
   const suspendMs = options.brokerSuspendMaxMs ?? DEFAULT_BROKER_SUSPEND_MAX_MS;
   const timeoutMs = options.consumerTimeoutWhenSuspendMs ?? DEFAULT_CONSUMER_TIMEOUT_WHEN_SUSPEND_MS;
   // Else every pull the broker holds would time out here first (as Java's lite consumer checks).
