@@ -1,27 +1,16 @@
 /**
  * Writes appended CommitLog bytes to their files and makes them durable (spec §5.3).
  * One serial loop: write every pending chunk (one writev per segment), then fdatasync when the
- * policy says so. SYNC_FLUSH puts wait on a shared group: every put appended before a round
- * starts writing joins that round's group and is completed by its fdatasync (group commit).
+ * policy says so. Every put waits until its bytes are written (handed to the kernel): a process
+ * crash then loses nothing acknowledged, as Java's mapped-file put does, and a record becomes
+ * visible to pulls only once written. SYNC_FLUSH puts also wait for the fdatasync that covers
+ * them; puts that arrive while a round runs share the next round (group commit).
  */
 import type { Logger } from "../../src/log.ts";
 import type { CommitLog } from "./commitlog.ts";
+import { OffsetWaiters } from "./offset-waiters.ts";
 import type { Segment } from "./segment.ts";
 import type { FlushDiskType } from "./store-options.ts";
-
-/** The puts one write round will make durable; all share one promise. */
-interface FlushGroup {
-  /** Largest end offset of a member; the group completes once `flushedOffset` reaches it. */
-  target: number;
-  /** The latest member's deadline: no member is timed out before its own deadline. */
-  deadline: number;
-  members: number;
-  readonly promise: Promise<boolean>;
-  readonly resolve: (durable: boolean) => void;
-}
-
-const DURABLE = Promise.resolve(true);
-const NOT_DURABLE = Promise.resolve(false);
 
 /** Resolves after the event loop has run one macrotask turn (I/O completions included). */
 function nextTurn(): Promise<void> {
@@ -31,15 +20,9 @@ function nextTurn(): Promise<void> {
 export interface FlusherOptions {
   readonly flushDiskType: FlushDiskType;
   readonly flushIntervalCommitLog: number;
+  /** How long a put waits for its write (and, SYNC_FLUSH, its sync) before it is answered as not stored. */
   readonly syncFlushTimeout: number;
   readonly syncFlushWaitersMax: number;
-  /**
-   * ASYNC_FLUSH: how long appended bytes may wait before they are written (not synced). Writing
-   * after every put costs a thread-pool write per message at low rates; a short delay batches them.
-   * It bounds what a killed process loses, as Java's commitIntervalCommitLog does for its
-   * transient store pool.
-   */
-  readonly asyncWriteDelayMs: number;
   /**
    * ASYNC_FLUSH: written bytes that may stay unsynced before a sync starts without waiting for
    * `flushIntervalCommitLog`. Under a burst the disk then works while appends go on, instead of
@@ -48,14 +31,29 @@ export interface FlusherOptions {
   readonly asyncFlushBytes: number;
 }
 
-/** The OS page: the unit a burst's writes end on (see `writePending`). */
-const PAGE_BYTES = 4096;
+/**
+ * A write round up to this size is done on the event loop (`Segment.writeNow`): a page-cache
+ * copy of a few microseconds, against tens for a thread-pool write, and every put waits for it.
+ * Larger rounds (bursts) go to the thread pool, where the hop is spread over many puts.
+ */
+const WRITE_NOW_BYTES_MAX = 256 * 1024;
 
-/** Pending bytes that are written at once, whatever the delay. */
-const WRITE_NOW_BYTES = 256 * 1024;
+/**
+ * A write on the event loop slower than this means the kernel is throttling writers (dirty pages
+ * over its limit) or a journal commit holds it: the loop must not stall with it, so writes go to the
+ * thread pool for a short while. Brief, because a single slow write (a journal commit) is common.
+ */
+const WRITE_NOW_SLOW_MS = 2;
+const WRITE_NOW_PAUSE_MS = 20;
 
 /** Delay before retrying after a failed write or sync. */
 const RETRY_AFTER_ERROR_MS = 1000;
+
+/**
+ * Write waiters are bounded by the store's write buffer (`writeBufferBytesMax`), not by count:
+ * every put waits for its write.
+ */
+const WRITE_WAITERS_MAX = Number.MAX_SAFE_INTEGER;
 
 export class CommitLogFlusher {
   /** One past the last durable byte. */
@@ -64,6 +62,8 @@ export class CommitLogFlusher {
   flushedStoreTimestamp = 0;
   /** Write calls (one writev per segment per round), bytes they carried, and fdatasyncs issued. */
   readonly counters = { writes: 0, writtenBytes: 0, syncs: 0 };
+  /** Called after each round that wrote bytes, with `cl.writtenOffset` moved past them. */
+  onWritten: () => void = () => {};
   /** The last write-round error, cleared by the next successful round. */
   private roundError: Error | undefined;
   /** The last background-sync error, cleared only by the next successful sync. */
@@ -73,11 +73,10 @@ export class CommitLogFlusher {
   get lastError(): Error | undefined {
     return this.roundError ?? this.syncError;
   }
-  /** Groups in offset order; the last may still be open (taking members). */
-  private readonly groups: FlushGroup[] = [];
-  /** The group new SYNC_FLUSH puts join; closed when a write round takes its bytes. */
-  private open: FlushGroup | undefined;
-  private waiters = 0;
+  /** Puts waiting for their bytes to be written. */
+  private readonly writeWaiters: OffsetWaiters;
+  /** SYNC_FLUSH puts waiting for their bytes to be durable. */
+  private readonly syncWaiters: OffsetWaiters;
   /** Set while puts should let the event loop turn before appending more (see `yieldTurn`). */
   gate: Promise<void> | undefined;
   private running: Promise<void> | undefined;
@@ -91,9 +90,10 @@ export class CommitLogFlusher {
   private readonly dirty = new Set<Segment>();
   private bufferWaiters: (() => void)[] = [];
   private interval: ReturnType<typeof setInterval> | undefined;
-  private timeoutTimer: ReturnType<typeof setTimeout> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private writtenStoreTimestamp = 0;
+  /** Until then, writes go to the thread pool (see WRITE_NOW_SLOW_MS). */
+  private writeNowPausedUntil = 0;
 
   constructor(
     private readonly cl: CommitLog,
@@ -102,10 +102,12 @@ export class CommitLogFlusher {
     private readonly now: () => number = Date.now,
   ) {
     this.flushedOffset = cl.maxOffset;
+    this.writeWaiters = new OffsetWaiters(opts.syncFlushTimeout, WRITE_WAITERS_MAX, now);
+    this.syncWaiters = new OffsetWaiters(opts.syncFlushTimeout, opts.syncFlushWaitersMax, now);
   }
 
   get waiterCount(): number {
-    return this.waiters;
+    return this.syncWaiters.count;
   }
 
   start(): void {
@@ -132,36 +134,29 @@ export class CommitLogFlusher {
   }
 
   /**
+   * True once bytes up to `offset` are written (handed to the kernel); false if
+   * `syncFlushTimeout` passes first (the writes keep failing). `offset` must already be appended.
+   */
+  waitWritten(offset: number): Promise<boolean> {
+    const p = this.writeWaiters.wait(offset, this.cl.writtenOffset);
+    this.kick();
+    return p;
+  }
+
+  /**
    * True once bytes up to `offset` are durable; false if `syncFlushTimeout` passes first.
    * `offset` must already be appended: the put joins the group of the next write round.
    */
   waitFlushed(offset: number): Promise<boolean> {
-    if (offset <= this.flushedOffset) return DURABLE;
-    if (this.waiters >= this.opts.syncFlushWaitersMax) return NOT_DURABLE;
-    let g = this.open;
-    const first = this.groups.length === 0;
-    if (!g) {
-      let resolve!: (durable: boolean) => void;
-      const promise = new Promise<boolean>((r) => {
-        resolve = r;
-      });
-      g = { target: 0, deadline: 0, members: 0, promise, resolve };
-      this.open = g;
-      this.groups.push(g);
-    }
-    g.target = Math.max(g.target, offset);
-    g.deadline = this.now() + this.opts.syncFlushTimeout;
-    g.members++;
-    this.waiters++;
-    if (first) this.armTimeout();
+    const p = this.syncWaiters.wait(offset, this.flushedOffset);
     this.kick();
-    return g.promise;
+    return p;
   }
 
   /**
-   * Makes puts wait for one event-loop turn. Puts that never await I/O (ASYNC_FLUSH, callers
-   * in one burst) run as an unbroken chain of microtasks, in which the loop's writes never
-   * complete; the store calls this each time it starts a new chunk, so writing overlaps appending.
+   * Makes puts wait for one event-loop turn. Puts that never await I/O (callers in one burst)
+   * run as an unbroken chain of microtasks, in which the loop's writes never complete; the store
+   * calls this each time it starts a new chunk, so writing overlaps appending.
    */
   yieldTurn(): void {
     this.gate ??= nextTurn().then(() => {
@@ -211,9 +206,7 @@ export class CommitLogFlusher {
         (err: unknown) => {
           this.syncError = err as Error;
           this.log.error({ err }, "commitlog sync failed; retrying");
-          clearTimeout(this.retryTimer);
-          this.retryTimer = setTimeout(() => this.requestSync(), RETRY_AFTER_ERROR_MS);
-          this.retryTimer.unref?.();
+          this.retryLater();
         },
       )
       .finally(() => {
@@ -225,14 +218,18 @@ export class CommitLogFlusher {
       });
   }
 
+  private retryLater(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.requestSync(), RETRY_AFTER_ERROR_MS);
+    this.retryTimer.unref?.();
+  }
+
   stop(): void {
     clearInterval(this.interval);
-    clearTimeout(this.timeoutTimer);
     clearTimeout(this.retryTimer);
-    this.open = undefined;
-    this.waiters = 0;
     this.syncAgain = false;
-    for (const g of this.groups.splice(0)) g.resolve(false);
+    this.writeWaiters.failAll();
+    this.syncWaiters.failAll();
   }
 
   /** Clears `active` in the same turn as it decides to stop, so a kick is never lost. */
@@ -240,24 +237,15 @@ export class CommitLogFlusher {
     for (;;) {
       this.again = false;
       try {
-        // Puts completed by the previous sync (and the rest of a burst of appends) add their
+        // SYNC_FLUSH: puts completed by the previous sync (and the rest of a burst) add their
         // records during this turn, so they share one write and fdatasync instead of trickling.
-        if (this.opts.flushDiskType === "SYNC_FLUSH" || this.groups.length > 0) await nextTurn();
-        else if (
-          !this.syncRequested &&
-          this.opts.asyncWriteDelayMs > 0 &&
-          this.cl.bufferedBytes < WRITE_NOW_BYTES
-        ) {
-          await new Promise((r) => setTimeout(r, this.opts.asyncWriteDelayMs));
-        }
-        this.open = undefined;
-        // A burst (ASYNC_FLUSH, too much pending to take the write delay) writes whole pages; the
-        // tail page follows after the delay once the burst is over.
-        await this.writePending(
-          this.opts.flushDiskType === "ASYNC_FLUSH" &&
-            !this.syncRequested &&
-            this.cl.bufferedBytes >= WRITE_NOW_BYTES,
-        );
+        // ASYNC_FLUSH: a put waits for nothing but its write, so the round starts at once; puts
+        // arriving while it runs share the next one.
+        if (this.opts.flushDiskType === "SYNC_FLUSH" || this.syncWaiters.pending) await nextTurn();
+        else await null;
+        this.writeWaiters.closeOpen();
+        this.syncWaiters.closeOpen();
+        await this.writePending();
         if (this.opts.flushDiskType === "SYNC_FLUSH") {
           // Group commit: the waiting puts are completed by this very sync.
           if (this.flushedOffset < this.cl.writtenOffset) await this.sync();
@@ -269,9 +257,7 @@ export class CommitLogFlusher {
       } catch (err) {
         this.roundError = err as Error;
         this.log.error({ err }, "commitlog flush failed; retrying");
-        clearTimeout(this.retryTimer);
-        this.retryTimer = setTimeout(() => this.requestSync(), RETRY_AFTER_ERROR_MS);
-        this.retryTimer.unref?.();
+        this.retryLater();
         this.active = false;
         return;
       } finally {
@@ -284,15 +270,9 @@ export class CommitLogFlusher {
     }
   }
 
-  /**
-   * Writes the appended bytes not yet written. `wholePages`: stop at the last 4 KiB boundary and
-   * keep the partly filled page for the next round. A write into a page that a running sync is
-   * writing back waits for that I/O, so during a burst, with syncs running beside the writes
-   * (`syncInBackground`), rewriting the tail page would stall the writer behind each sync.
-   */
-  private async writePending(wholePages = false): Promise<void> {
-    const end = this.cl.maxOffset;
-    const target = wholePages ? end - (end % PAGE_BYTES) : end;
+  /** Writes the appended bytes not yet written, then tells the store and the waiting puts. */
+  private async writePending(): Promise<void> {
+    const target = this.cl.maxOffset;
     if (target <= this.cl.writtenOffset) return;
     const ts = this.cl.lastStoreTimestamp;
     // Group the unwritten parts of the chunks by segment; chunks of one segment are contiguous.
@@ -310,15 +290,34 @@ export class CommitLogFlusher {
       g.marks.push([c, upTo]);
     }
     for (const [seg, g] of bySeg) {
-      await seg.write(g.bufs, g.pos);
+      let bytes = 0;
+      for (const b of g.bufs) bytes += b.length;
+      // While a background sync runs, a write may wait for it inside the kernel (ext4 holds the
+      // file while it allocates and writes back): never on the event loop then.
+      const writeNow =
+        bytes <= WRITE_NOW_BYTES_MAX &&
+        seg.isOpen &&
+        !this.backgroundSync &&
+        this.now() >= this.writeNowPausedUntil;
+      if (writeNow) {
+        const t0 = performance.now();
+        seg.writeNow(g.bufs, g.pos);
+        if (performance.now() - t0 > WRITE_NOW_SLOW_MS) {
+          this.writeNowPausedUntil = this.now() + WRITE_NOW_PAUSE_MS;
+        }
+      } else {
+        await seg.write(g.bufs, g.pos);
+      }
       this.counters.writes++;
-      for (const b of g.bufs) this.counters.writtenBytes += b.length;
+      this.counters.writtenBytes += bytes;
       for (const [chunk, upTo] of g.marks) chunk!.written = upTo;
       this.dirty.add(seg);
     }
     this.cl.writtenOffset = target;
     // The checkpoint's store time must not name a record whose tail is still in memory.
-    if (target === end) this.writtenStoreTimestamp = ts;
+    this.writtenStoreTimestamp = ts;
+    this.onWritten();
+    this.writeWaiters.complete(target);
     this.cl.releaseChunks();
   }
 
@@ -340,37 +339,6 @@ export class CommitLogFlusher {
     }
     this.flushedOffset = target;
     this.flushedStoreTimestamp = ts;
-    this.completeGroups((g) => g.target <= target, true);
-  }
-
-  /** Completes the leading groups that satisfy `done`, in order. */
-  private completeGroups(done: (g: FlushGroup) => boolean, durable: boolean): void {
-    let n = 0;
-    while (n < this.groups.length && done(this.groups[n]!)) {
-      const g = this.groups[n++]!;
-      if (g === this.open) this.open = undefined;
-      this.waiters -= g.members;
-      g.resolve(durable);
-    }
-    if (n > 0) {
-      this.groups.splice(0, n);
-      this.armTimeout();
-    }
-  }
-
-  /** One timer for the oldest group; groups are in offset order, hence in deadline order. */
-  private armTimeout(): void {
-    clearTimeout(this.timeoutTimer);
-    const front = this.groups[0];
-    if (!front) return;
-    this.timeoutTimer = setTimeout(
-      () => {
-        const now = this.now();
-        this.completeGroups((g) => g.deadline <= now, false);
-        this.armTimeout();
-      },
-      Math.max(0, front.deadline - this.now()),
-    );
-    this.timeoutTimer.unref?.();
+    this.syncWaiters.complete(target);
   }
 }

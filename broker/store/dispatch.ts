@@ -70,17 +70,24 @@ export class Dispatcher {
   }
 
   /**
-   * The live reput cursor: dispatches every queued record, in CommitLog order, and moves
-   * `cl.dispatchedOffset` past each. Synchronous.
+   * The live reput cursor: dispatches the queued records that are written (`cl.writtenOffset`),
+   * in CommitLog order, and moves `cl.dispatchedOffset` past each. A record is never visible to
+   * pulls before its bytes reach the file: a crash could otherwise hand its queue offset to
+   * another message after recovery. Synchronous.
    */
   reput(cl: CommitLog): void {
     const q = this.queued;
-    for (let i = 0; i < q.length; i++) {
+    const upTo = cl.writtenOffset;
+    let i = 0;
+    for (; i < q.length; i++) {
       const req = q[i]!;
+      const end = req.commitLogOffset + req.msgSize;
+      if (end > upTo) break;
       this.dispatch(req, true);
-      cl.dispatchedOffset = req.commitLogOffset + req.msgSize;
+      cl.dispatchedOffset = end;
     }
-    q.length = 0;
+    if (i === q.length) q.length = 0;
+    else if (i > 0) q.splice(0, i);
     cl.releaseChunks();
   }
 }

@@ -56,7 +56,6 @@ export class FileMessageStore implements MessageStore {
   private readonly diskUsedPercent: (dir: string) => Promise<number>;
   private readonly queueOffsets = new Map<string, number[]>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
-  private reputScheduled = false;
   private diskFull = false;
   private running = false;
   private logicsFlushing: Promise<void> | undefined;
@@ -89,6 +88,7 @@ export class FileMessageStore implements MessageStore {
       this.log.error({ err }, "message-arrived listener threw"),
     );
     this.flusher = new CommitLogFlusher(this.cl, o, this.log, this.now);
+    this.flusher.onWritten = () => this.dispatcher.reput(this.cl);
     this.reader = new RecordReader(this.cl, this.index, o.readSpanBytesMax);
   }
 
@@ -257,8 +257,6 @@ export class FileMessageStore implements MessageStore {
     }
     this.stats.puts += msgs.length;
     this.stats.putBytes += wrote;
-    this.scheduleReput();
-    this.flusher.kick();
     if (this.cl.chunksStarted !== this.chunksSeen) {
       this.chunksSeen = this.cl.chunksStarted;
       this.flusher.yieldTurn();
@@ -273,13 +271,18 @@ export class FileMessageStore implements MessageStore {
       msgs.length,
       sizes,
     );
-    if (this.options.flushDiskType === "SYNC_FLUSH" && wait) {
-      return this.flusher.waitFlushed(phy + wrote).then((durable) => ({
-        status: durable ? PutMessageStatus.PUT_OK : PutMessageStatus.FLUSH_DISK_TIMEOUT,
-        result,
-      }));
-    }
-    return Promise.resolve({ status: PutMessageStatus.PUT_OK, result });
+    // Acknowledged only once written (ASYNC_FLUSH) or durable (SYNC_FLUSH, when the producer
+    // waits for the store): an acknowledged message survives a process crash in either mode.
+    const end = phy + wrote;
+    const stored =
+      this.options.flushDiskType === "SYNC_FLUSH" && wait
+        ? this.flusher.waitFlushed(end)
+        : this.flusher.waitWritten(end);
+    return stored.then((ok) =>
+      ok
+        ? { status: PutMessageStatus.PUT_OK, result }
+        : { status: PutMessageStatus.FLUSH_DISK_TIMEOUT, result },
+    );
   }
 
   /** Next queue offset per queue id of a topic (queue ids are small, dense integers). */
@@ -295,15 +298,6 @@ export class FileMessageStore implements MessageStore {
   private fail(status: PutMessageStatus): PutMessageResult {
     this.stats.putFailed++;
     return { status };
-  }
-
-  private scheduleReput(): void {
-    if (this.reputScheduled) return;
-    this.reputScheduled = true;
-    queueMicrotask(() => {
-      this.reputScheduled = false;
-      this.dispatcher.reput(this.cl);
-    });
   }
 
   /** Flushes consume queues and index, then records how far they reach in the checkpoint. */

@@ -12,6 +12,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open, unlink } from "node:fs/promises";
 import { javaStringHashFrom, readI64, writeI64 } from "../../src/protocol/message/index.ts";
+import { closedOnFailure, OpenAttempt } from "./open-attempt.ts";
 
 export const INDEX_HEADER = {
   beginTimestamp: [0, 8],
@@ -57,7 +58,8 @@ export class IndexFile {
   hashSlotCount = 0;
   indexCount = 1;
   private fh: FileHandle | undefined;
-  readonly ready: Promise<void>;
+  /** Opening or creating the file; a failed attempt is made again by the next caller. */
+  private readonly opening: OpenAttempt;
   /** In memory while the file is being filled; dropped once sealed and flushed. */
   private slots: Uint8Array | undefined;
   private slotsDv: DataView | undefined;
@@ -83,8 +85,12 @@ export class IndexFile {
   ) {
     this.dirty = new Uint8Array(Math.ceil(slotNum / SLOTS_PER_PAGE));
     if (create) this.setSlots(new Uint8Array(slotNum * INDEX_SLOT_BYTES));
-    this.ready = create ? this.createFile() : this.openFile();
-    this.ready.catch(() => {});
+    this.opening = new OpenAttempt(() => (create ? this.createFile() : this.openFile()));
+  }
+
+  /** Settles when the file is open. */
+  get ready(): Promise<void> {
+    return this.opening.ready;
   }
 
   get isFull(): boolean {
@@ -92,15 +98,19 @@ export class IndexFile {
   }
 
   private async createFile(): Promise<void> {
-    this.fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
-    await this.fh.truncate(indexFileBytes(this.slotNum, this.indexNum));
-    await this.fh.sync();
+    const fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    await closedOnFailure(fh, async () => {
+      await fh.truncate(indexFileBytes(this.slotNum, this.indexNum));
+      await fh.sync();
+    });
+    this.fh = fh;
   }
 
   private async openFile(): Promise<void> {
-    this.fh = await open(this.path, "r+");
+    const fh = await open(this.path, "r+");
     const h = new Uint8Array(INDEX_HEADER_BYTES);
-    await this.fh.read(h, 0, h.length, 0);
+    await closedOnFailure(fh, () => fh.read(h, 0, h.length, 0));
+    this.fh = fh;
     const dv = new DataView(h.buffer);
     this.beginTimestamp = readI64(dv, INDEX_HEADER.beginTimestamp[0]);
     this.endTimestamp = readI64(dv, INDEX_HEADER.endTimestamp[0]);
@@ -288,7 +298,7 @@ export class IndexFile {
   }
 
   async close(): Promise<void> {
-    await this.ready.catch(() => {});
+    await this.opening.settled();
     await this.fh?.close().catch(() => {});
     this.fh = undefined;
   }

@@ -68,7 +68,7 @@ export class SegmentList {
   add(start: number): Segment {
     const last = this.last;
     if (last && last.end !== start) throw new Error(`segment ${start} does not follow ${last.start}`);
-    const seg = Segment.create(this.dir, start, this.segmentSize, last?.ready);
+    const seg = Segment.create(this.dir, start, this.segmentSize, last);
     this.segments.push(seg);
     return seg;
   }

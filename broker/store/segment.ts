@@ -3,9 +3,10 @@
  * named by the 20-digit offset of its first byte. Created sparse at full size, so unwritten
  * bytes read as zeros, which is how recovery finds the end of the data (spec §5.5).
  */
-import { constants } from "node:fs";
+import { constants, writevSync } from "node:fs";
 import { type FileHandle, mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { closedOnFailure, OpenAttempt } from "./open-attempt.ts";
 
 /** `UtilAll.offset2FileName`: 20-digit zero-padded decimal. */
 export function offsetToFileName(offset: number): string {
@@ -16,27 +17,33 @@ export class Segment {
   private handle: FileHandle | undefined;
   private closed = false;
   private isDestroyed = false;
-  /** Settles when the file exists at full size; writes and reads wait for it. */
-  readonly ready: Promise<void>;
+  private readonly opening: OpenAttempt;
 
   private constructor(
     readonly start: number,
     readonly size: number,
     readonly path: string,
     create: boolean,
-    after?: Promise<void>,
+    /** The previous segment while this one is being created (see `create`). */
+    private after?: Segment,
   ) {
-    this.ready = create ? this.createFile(after) : this.openFile();
-    // A failed creation surfaces on the first write or read; never as an unhandled rejection.
-    this.ready.catch(() => {});
+    this.opening = new OpenAttempt(() => (create ? this.createFile() : this.openFile()));
+  }
+
+  /**
+   * Settles when the file exists at full size; writes and reads wait for it. A failed creation
+   * (descriptors exhausted, say) is attempted again by the next caller, not cached for good.
+   */
+  get ready(): Promise<void> {
+    return this.opening.ready;
   }
 
   /**
    * Starts creating `<dir>/<20-digit start>`; the returned segment is usable at once. With
-   * `after` (the previous segment's creation), the file is created only once that settles, so
-   * a crash never leaves a short file before a later one: only the last file may be short.
+   * `after` (the previous segment), the file is created only once that one exists, so neither a
+   * crash nor a failed creation leaves a gap before a later file: only the last file may be short.
    */
-  static create(dir: string, start: number, size: number, after?: Promise<void>): Segment {
+  static create(dir: string, start: number, size: number, after?: Segment): Segment {
     return new Segment(start, size, join(dir, offsetToFileName(start)), true, after);
   }
 
@@ -48,23 +55,28 @@ export class Segment {
     return this.start + this.size;
   }
 
-  private async createFile(after: Promise<void> | undefined): Promise<void> {
-    await after?.catch(() => {});
+  private async createFile(): Promise<void> {
+    if (this.after && !this.after.destroyed) await this.after.ready;
     await mkdir(dirname(this.path), { recursive: true });
     const fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    await closedOnFailure(fh, async () => {
+      const st = await fh.stat();
+      if (st.size < this.size) await fh.truncate(this.size);
+      // The size and the directory entry must be durable before data written into the file can be.
+      await fh.sync();
+      await syncDir(dirname(this.path));
+    });
     this.handle = fh;
-    const st = await fh.stat();
-    if (st.size < this.size) await fh.truncate(this.size);
-    // The size and the directory entry must be durable before data written into the file can be.
-    await fh.sync();
-    await syncDir(dirname(this.path));
+    this.after = undefined;
   }
 
   private async openFile(): Promise<void> {
     const fh = await open(this.path, "r+");
+    await closedOnFailure(fh, async () => {
+      const st = await fh.stat();
+      if (st.size < this.size) await fh.truncate(this.size);
+    });
     this.handle = fh;
-    const st = await fh.stat();
-    if (st.size < this.size) await fh.truncate(this.size);
   }
 
   private async fh(): Promise<FileHandle> {
@@ -85,6 +97,30 @@ export class Segment {
       while (rest.length > 0 && n >= rest[0]!.length) n -= rest.shift()!.length;
       if (rest.length > 0 && n > 0) rest[0] = rest[0]!.subarray(n);
     }
+  }
+
+  /**
+   * `write`, done on the calling thread: a buffered write is a copy into the page cache (what
+   * Java's put does into its mapped file) and costs a few microseconds, where the thread-pool hop
+   * of `write` costs tens. Throws if the file is not open yet; the caller falls back to `write`.
+   */
+  writeNow(bufs: Uint8Array[], pos: number): void {
+    const fd = this.handle?.fd;
+    if (fd === undefined || this.closed) throw new Error(`segment ${this.path} is not open`);
+    let at = pos;
+    const rest = bufs.filter((b) => b.length > 0);
+    while (rest.length > 0) {
+      const n0 = writevSync(fd, rest, at);
+      at += n0;
+      let n = n0;
+      while (rest.length > 0 && n >= rest[0]!.length) n -= rest.shift()!.length;
+      if (rest.length > 0 && n > 0) rest[0] = rest[0]!.subarray(n);
+    }
+  }
+
+  /** True once the file is open for `writeNow`. */
+  get isOpen(): boolean {
+    return this.handle !== undefined && !this.closed;
   }
 
   /** Reads `len` bytes at `pos` (relative to the file); bytes past the end read as zeros. */
@@ -119,7 +155,7 @@ export class Segment {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.ready.catch(() => {});
+    await this.opening.settled();
     await this.handle?.close().catch(() => {});
   }
 

@@ -19,7 +19,10 @@ export interface StoreOptions {
   readonly flushIntervalCommitLog: number;
   /** Milliseconds between ConsumeQueue/index/checkpoint flushes (spec §5.3). */
   readonly flushIntervalConsumeQueue: number;
-  /** SYNC_FLUSH: a put waits at most this long before FLUSH_DISK_TIMEOUT (spec §5.3). */
+  /**
+   * A put waits at most this long for its write (and, SYNC_FLUSH, its sync) before it is answered
+   * FLUSH_DISK_TIMEOUT (spec §5.3); only a failing or stalled disk makes it wait that long.
+   */
   readonly syncFlushTimeout: number;
   /** Hours a CommitLog file is kept after its last write (spec §5.6). */
   readonly fileReservedTime: number;
@@ -54,8 +57,6 @@ export interface StoreOptions {
   readonly writeBufferBytesMax: number;
   /** Puts waiting for a SYNC_FLUSH at most; more answer OS_PAGE_CACHE_BUSY. */
   readonly syncFlushWaitersMax: number;
-  /** ASYNC_FLUSH: ms appended bytes may wait before they are written (see CommitLogFlusher). */
-  readonly asyncWriteDelayMs: number;
   /** ASYNC_FLUSH: unsynced written bytes that start a sync at once (see CommitLogFlusher). */
   readonly asyncFlushBytes: number;
   /** Largest single CommitLog read a pull issues, in bytes. */
@@ -89,7 +90,6 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   maxFilterMessageSize: 16_000,
   writeBufferBytesMax: 256 * 1024 * 1024,
   syncFlushWaitersMax: 100_000,
-  asyncWriteDelayMs: 5,
   asyncFlushBytes: 16 * 1024 * 1024,
   readSpanBytesMax: 4 * 1024 * 1024,
 };

@@ -1,10 +1,12 @@
 /**
  * Child process for the crash tests: appends to a store until killed, printing one
- * `ack <seq> <queueId> <queueOffset> <phyOffset> <size>` line per acknowledged put.
+ * `ack <seq> <queueId> <queueOffset> <phyOffset> <size>` line per acknowledged put, while a reader
+ * consumes every queue and prints `seen <queueId> <queueOffset> <seq>` per message it was given.
  * Usage: bun appender.ts <storeDir> <ASYNC_FLUSH|SYNC_FLUSH> <round>
  */
 import { FileMessageStore } from "../../broker/store/file-store.ts";
-import { CRASH_OPTIONS, crashMessage } from "./crash-shape.ts";
+import { decodeRecord } from "../../src/protocol/message/index.ts";
+import { CRASH_OPTIONS, CRASH_QUEUES, CRASH_TOPIC, crashMessage, seqOfBody } from "./crash-shape.ts";
 
 const [dir, flushDiskType, round] = process.argv.slice(2);
 if (!dir || (flushDiskType !== "ASYNC_FLUSH" && flushDiskType !== "SYNC_FLUSH") || !round) {
@@ -21,7 +23,27 @@ async function writer(): Promise<void> {
     const r = await store.putMessage(crashMessage(Number(round), s));
     if (r.status !== "PUT_OK") throw new Error(`put failed: ${r.status}`);
     const x = r.result!;
-    process.stdout.write(`ack ${s} ${s % 4} ${x.queueOffset} ${x.wroteOffset} ${x.wroteBytes}\n`);
+    process.stdout.write(`ack ${s} ${s % CRASH_QUEUES} ${x.queueOffset} ${x.wroteOffset} ${x.wroteBytes}\n`);
   }
 }
-await Promise.all(Array.from({ length: IN_FLIGHT }, writer));
+
+/** Consumes every queue from where the store stands at start, as a consumer pulling without pause. */
+async function reader(queueId: number): Promise<void> {
+  let offset = store.getMaxOffsetInQueue(CRASH_TOPIC, queueId);
+  for (;;) {
+    const r = await store.getMessage("CrashReader", CRASH_TOPIC, queueId, offset, 32, 1 << 20);
+    for (const rec of r.messages) {
+      const d = decodeRecord(rec);
+      process.stdout.write(
+        `seen ${queueId} ${d.queueOffset} ${seqOfBody(new TextDecoder().decode(d.body))}\n`,
+      );
+      offset = d.queueOffset + 1;
+    }
+    if (r.messages.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+await Promise.all([
+  ...Array.from({ length: IN_FLIGHT }, writer),
+  ...Array.from({ length: CRASH_QUEUES }, (_, q) => reader(q)),
+]);

@@ -4,6 +4,7 @@ import type { StoreOptions } from "../../broker/store/store-options.ts";
 import { encodeProperties, hostAddress } from "../../src/protocol/message/index.ts";
 
 export const CRASH_TOPIC = "Crash";
+export const CRASH_QUEUES = 4;
 
 export const CRASH_OPTIONS: Partial<StoreOptions> = {
   mappedFileSizeCommitLog: 16 * 1024,
@@ -18,6 +19,11 @@ export function crashBody(round: number, seq: number): string {
   return `r${round}-s${seq}-${"x".repeat((seq * 37) % 300)}`;
 }
 
+/** The sequence number a `crashBody` carries. */
+export function seqOfBody(body: string): number {
+  return Number(body.slice(body.indexOf("-s") + 2, body.indexOf("-", body.indexOf("-s") + 2)));
+}
+
 export function crashMessage(round: number, seq: number): MessageToStore {
   const properties = new Map([
     ["KEYS", `r${round}s${seq}`],
@@ -25,7 +31,7 @@ export function crashMessage(round: number, seq: number): MessageToStore {
   ]);
   return {
     topic: CRASH_TOPIC,
-    queueId: seq % 4,
+    queueId: seq % CRASH_QUEUES,
     flag: 0,
     body: new TextEncoder().encode(crashBody(round, seq)),
     properties,

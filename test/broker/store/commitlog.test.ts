@@ -65,7 +65,8 @@ describe("commitlog chunk buffers", () => {
       maxIndexNum: 4096,
     });
     const body = "x".repeat(20_000);
-    for (let i = 0; i < 40; i++) await s.putMessage(message("T", 0, body));
+    // All in flight at once, as under load: the writer lags the appenders by many chunks.
+    await Promise.all(Array.from({ length: 40 }, () => s.putMessage(message("T", 0, body))));
     await s.flush();
     const spares = s.cl.spareBufferCount;
     expect(spares).toBeGreaterThan(4);
