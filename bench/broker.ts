@@ -11,62 +11,20 @@
 import { join } from "node:path";
 import { Message as AliMessage, Producer as AliProducer } from "ali-ons";
 import pino from "pino";
-import { PullSysFlag } from "../src/protocol/headers/pull.ts";
-import { SendMessageRequestHeaderV2 } from "../src/protocol/headers/send.ts";
-import { decodeRecord, encodeBatch, encodeProperties } from "../src/protocol/message/index.ts";
+import { encodeBatch } from "../src/protocol/message/index.ts";
 import { encodeFrame, RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { ALI_ONS_LOCAL } from "../test/support/ali-ons.ts";
 import { spawnServer } from "./lib/child.ts";
 import { rawEchoRate } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
-import { createTopic, ok } from "./lib/requests.ts";
+import { BODY, createTopic, decodeRecords, ok, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 import { benchDir, rawWrite } from "./store/raw.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 200_000);
-const BODY = new Uint8Array(1024).fill(0x61);
 const QUEUES = 8;
 const log = pino({ level: "warn" });
-
-function sendRequest(
-  topic: string,
-  queueId: number,
-  body: Uint8Array = BODY,
-  batch = false,
-): RemotingCommand {
-  const ext = SendMessageRequestHeaderV2.encode({
-    producerGroup: "BENCH_PG",
-    topic,
-    defaultTopic: "TBW102",
-    defaultTopicQueueNums: 4,
-    queueId,
-    sysFlag: 0,
-    bornTimestamp: Date.now(),
-    flag: 0,
-    properties: encodeProperties(new Map([["TAGS", "bench"]])),
-    reconsumeTimes: 0,
-    unitMode: false,
-    ...(batch ? { batch: true } : {}),
-  });
-  return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, ext, body);
-}
-
-function pullRequest(topic: string, queueId: number, offset: number, suspendMs = 0): RemotingCommand {
-  return RemotingCommand.request(RequestCode.PULL_MESSAGE, {
-    consumerGroup: "BENCH_CG",
-    topic,
-    queueId: String(queueId),
-    queueOffset: String(offset),
-    maxMsgNums: "32",
-    sysFlag: String(PullSysFlag.SUBSCRIPTION | (suspendMs > 0 ? PullSysFlag.SUSPEND : 0)),
-    commitOffset: "0",
-    suspendTimeoutMillis: String(suspendMs),
-    subscription: "*",
-    subVersion: "0",
-    expressionType: "TAG",
-  });
-}
 
 /** The number of records in a pull body, walked by their total-size fields. */
 function countRecords(body: Uint8Array): number {
@@ -74,16 +32,6 @@ function countRecords(body: Uint8Array): number {
   let n = 0;
   for (let pos = 0; pos < body.length; pos += dv.getInt32(pos)) n++;
   return n;
-}
-
-function decodeRecords(body: Uint8Array) {
-  const out = [];
-  for (let pos = 0; pos < body.length; ) {
-    const r = decodeRecord(body, pos);
-    out.push(r);
-    pos += r.storeSize;
-  }
-  return out;
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -1,14 +1,14 @@
 /**
  * `npm run bench`: runs every benchmark in turn, each in its own process so one's heap and sockets
  * do not colour the next. Figures are printed beside ceilings measured in the same run.
- * Pass names to run a subset: `npm run bench -- remoting namesrv`; `soak` runs only when named.
+ * Pass names to run a subset: `npm run bench -- remoting namesrv`; `soak` and `crash` run only when named.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const all = ["remoting", "namesrv", "store", "broker", "client"];
 /** Run only when named: they take minutes. */
-const onRequest = ["soak"];
+const onRequest = ["soak", "crash"];
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : all;
 let failed = 0;

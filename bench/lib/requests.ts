@@ -1,5 +1,10 @@
-/** Requests the benchmarks set up with before measuring, over the raw remoting client. */
+/** Requests the benchmarks make over the raw remoting client: setup, sends and pulls of 1 KiB bodies. */
+import { PullSysFlag } from "../../src/protocol/headers/pull.ts";
+import { SendMessageRequestHeaderV2 } from "../../src/protocol/headers/send.ts";
+import { decodeRecord, encodeProperties } from "../../src/protocol/message/index.ts";
 import { type RemotingClient, RemotingCommand, RequestCode } from "../../src/remoting/index.ts";
+
+export const BODY = new Uint8Array(1024).fill(0x61);
 
 /** The response, or an error naming the code and remark when it is not SUCCESS. */
 export async function ok(p: Promise<RemotingCommand>): Promise<RemotingCommand> {
@@ -27,4 +32,54 @@ export async function createTopic(
       }),
     ),
   );
+}
+
+export function sendRequest(
+  topic: string,
+  queueId: number,
+  body: Uint8Array = BODY,
+  batch = false,
+): RemotingCommand {
+  const ext = SendMessageRequestHeaderV2.encode({
+    producerGroup: "BENCH_PG",
+    topic,
+    defaultTopic: "TBW102",
+    defaultTopicQueueNums: 4,
+    queueId,
+    sysFlag: 0,
+    bornTimestamp: Date.now(),
+    flag: 0,
+    properties: encodeProperties(new Map([["TAGS", "bench"]])),
+    reconsumeTimes: 0,
+    unitMode: false,
+    ...(batch ? { batch: true } : {}),
+  });
+  return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, ext, body);
+}
+
+export function pullRequest(topic: string, queueId: number, offset: number, suspendMs = 0): RemotingCommand {
+  return RemotingCommand.request(RequestCode.PULL_MESSAGE, {
+    consumerGroup: "BENCH_CG",
+    topic,
+    queueId: String(queueId),
+    queueOffset: String(offset),
+    maxMsgNums: "32",
+    sysFlag: String(PullSysFlag.SUBSCRIPTION | (suspendMs > 0 ? PullSysFlag.SUSPEND : 0)),
+    commitOffset: "0",
+    suspendTimeoutMillis: String(suspendMs),
+    subscription: "*",
+    subVersion: "0",
+    expressionType: "TAG",
+  });
+}
+
+/** Every record of a pull body, decoded. */
+export function decodeRecords(body: Uint8Array) {
+  const out = [];
+  for (let pos = 0; pos < body.length; ) {
+    const r = decodeRecord(body, pos);
+    out.push(r);
+    pos += r.storeSize;
+  }
+  return out;
 }

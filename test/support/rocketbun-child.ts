@@ -105,8 +105,8 @@ export interface StartedRocketbun extends AsyncDisposable {
   readonly home: string;
   /** The current child's pid. */
   readonly pid: number;
-  /** SIGTERM, wait for the exit, start again on the same home and ports. */
-  restart(): Promise<void>;
+  /** Signal the child (SIGTERM by default; SIGKILL for a crash), wait for the exit, start again on the same home and ports. */
+  restart(signal?: NodeJS.Signals): Promise<void>;
   /** Resident set size of the child in MiB (Linux /proc). */
   rssMiB(): Promise<number>;
   /** SIGTERM, wait, remove the home. */
@@ -148,8 +148,8 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
     track(child);
     await waitForLine(child.stdout, /The broker\[.*boot success/);
   };
-  const halt = async () => {
-    child?.kill("SIGTERM");
+  const halt = async (signal: NodeJS.Signals = "SIGTERM") => {
+    child?.kill(signal);
     await child?.exited;
     if (child) running.delete(child);
   };
@@ -165,8 +165,8 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
     get pid() {
       return child!.pid;
     },
-    async restart() {
-      await halt();
+    async restart(signal?: NodeJS.Signals) {
+      await halt(signal);
       await spawn();
     },
     async rssMiB() {
