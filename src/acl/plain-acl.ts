@@ -87,7 +87,7 @@ export class PlainAcl {
         );
         return;
       }
-      this.install(read.data, compileAcl(read.data), read.stamp);
+      this.install(read.data, this.compile(read.data), read.stamp);
     });
   }
 
@@ -125,7 +125,7 @@ export class PlainAcl {
       try {
         const read = await readPlainAclFile(this.file);
         if (read === null) return false;
-        this.install(read.data, compileAcl(read.data), read.stamp);
+        this.install(read.data, this.compile(read.data), read.stamp);
         return true;
       } catch (err) {
         this.stamp = now;
@@ -207,6 +207,16 @@ export class PlainAcl {
       this.install(next, snapshot, stamp);
       return true;
     });
+  }
+
+  /** compileAcl, with the file named in the message (parse errors already name it). */
+  private compile(data: PlainAclData): AclSnapshot {
+    try {
+      return compileAcl(data);
+    } catch (err) {
+      if (err instanceof AclConfigError) throw new AclConfigError(`${this.file}: ${err.message}`);
+      throw err;
+    }
   }
 
   private install(data: PlainAclData, snapshot: AclSnapshot, stamp: FileStamp): void {
