@@ -126,15 +126,15 @@ function versionAt(value: unknown, where: string): PlainAclVersion {
   return { timestamp: num(o.timestamp, "timestamp"), counter: num(o.counter, "counter") };
 }
 
-/** Parses the file's text; an empty file is an empty ACL (Java: "No data in file"). */
-export function parsePlainAcl(source: string): PlainAclData {
+/** Parses the file's text; null for a file with no YAML document in it (empty, or comments only). */
+export function parsePlainAclDocument(source: string): PlainAclData | null {
   let raw: unknown;
   try {
     raw = Bun.YAML.parse(source);
   } catch (err) {
     throw new AclConfigError(`not valid YAML: ${(err as Error).message}`);
   }
-  if (raw === null || raw === undefined) return emptyAclData();
+  if (raw === null || raw === undefined) return null;
   const top = objectAt(raw, "the file", TOP_KEYS);
   return {
     globalWhiteRemoteAddresses: textListAt(
@@ -145,6 +145,11 @@ export function parsePlainAcl(source: string): PlainAclData {
     accounts: listAt(top.accounts, "accounts").map((a, i) => accountAt(a, `accounts[${i}]`, source)),
     dataVersion: listAt(top.dataVersion, "dataVersion").map((v, i) => versionAt(v, `dataVersion[${i}]`)),
   };
+}
+
+/** Parses the file's text; an empty file is an empty ACL. */
+export function parsePlainAcl(source: string): PlainAclData {
+  return parsePlainAclDocument(source) ?? emptyAclData();
 }
 
 /** The file's text for `data`, keys in Java's order, absent values left out. */
@@ -182,7 +187,8 @@ export async function fileStamp(path: string): Promise<FileStamp | null> {
 }
 
 export interface AclFileRead {
-  data: PlainAclData;
+  /** Null when the file holds no YAML document (Java: "No data in file"). */
+  data: PlainAclData | null;
   stamp: FileStamp;
 }
 
@@ -198,7 +204,7 @@ export async function readPlainAclFile(path: string): Promise<AclFileRead | null
     throw err;
   }
   try {
-    return { data: parsePlainAcl(source), stamp };
+    return { data: parsePlainAclDocument(source), stamp };
   } catch (err) {
     if (err instanceof AclConfigError) throw new AclConfigError(`${path}: ${err.message}`);
     throw err;

@@ -87,7 +87,8 @@ export class PlainAcl {
         );
         return;
       }
-      this.install(read.data, this.compile(read.data), read.stamp);
+      const data = read.data ?? emptyAclData();
+      this.install(data, this.compile(data), read.stamp);
     });
   }
 
@@ -125,6 +126,12 @@ export class PlainAcl {
       try {
         const read = await readPlainAclFile(this.file);
         if (read === null) return false;
+        if (read.data === null) {
+          // Java skips an empty file on reload; it is also what a reader may see mid-rewrite.
+          this.stamp = read.stamp;
+          this.log.warn({ file: this.file }, "ACL file is empty; the ACL loaded before stays in force");
+          return false;
+        }
         this.install(read.data, this.compile(read.data), read.stamp);
         return true;
       } catch (err) {

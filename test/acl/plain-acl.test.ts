@@ -101,6 +101,15 @@ describe("reloading", () => {
     expect(accountKeys(a)).toEqual(["account9"]);
   });
 
+  test("an emptied file is skipped, as Java skips it (a reader may catch a rewrite half done)", async () => {
+    await Bun.write(file, SAMPLE_ACL);
+    const a = acl();
+    await a.open();
+    await Bun.write(file, "");
+    expect(await a.reloadIfChanged()).toBe(false);
+    expect(accountKeys(a)).toEqual(["RocketMQ", "rocketmq2"]);
+  });
+
   test("a deleted file keeps the ACL in force and is logged", async () => {
     await Bun.write(file, SAMPLE_ACL);
     const a = acl();
