@@ -34,6 +34,9 @@ export function hmacKey(secretKey: string): KeyObject {
 export class SortedKeys {
   private readonly byFirstKey = new Map<string, { keys: string[]; sorted: string[] }>();
   private static readonly SHAPES_MAX = 256;
+  /** Shapes with more, or longer, keys are sorted every time rather than kept. */
+  private static readonly SHAPE_KEYS_MAX = 48;
+  private static readonly SHAPE_CHARS_MAX = 1024;
 
   of(ext: ExtFields): string[] {
     const keys = Object.keys(ext);
@@ -42,9 +45,18 @@ export class SortedKeys {
     const hit = this.byFirstKey.get(cacheKey);
     if (hit && sameKeys(hit.keys, keys)) return hit.sorted;
     const sorted = [...keys].sort();
+    if (!SortedKeys.worthKeeping(keys)) return sorted;
     if (this.byFirstKey.size >= SortedKeys.SHAPES_MAX) this.byFirstKey.clear();
     this.byFirstKey.set(cacheKey, { keys, sorted });
     return sorted;
+  }
+
+  /** Real requests have a few short keys; a peer's odd shapes must not pin large strings here. */
+  private static worthKeeping(keys: readonly string[]): boolean {
+    if (keys.length > SortedKeys.SHAPE_KEYS_MAX) return false;
+    let chars = 0;
+    for (const k of keys) chars += k.length;
+    return chars <= SortedKeys.SHAPE_CHARS_MAX;
   }
 }
 

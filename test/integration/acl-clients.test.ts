@@ -1,14 +1,23 @@
 /**
- * ali-ons, RocketMQ's Node client, against `rocketbun start` with aclEnable=true: its signatures
- * verify (producer and push consumer move messages), and a wrong secret, a missing topic
- * permission and an unsigned client from an address that is not white-listed are refused.
+ * Real clients against `rocketbun start` with aclEnable=true. ali-ons (RocketMQ's Node client): its
+ * signatures verify (producer and push consumer move messages), and a wrong secret, a missing
+ * topic permission and an unsigned client from an address that is not white-listed are refused.
+ * Our native producer and push consumer with accessKey/secretKey: the same, end to end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Consumer as AliConsumer, Message as AliMessage, Producer as AliProducer } from "ali-ons";
-import { type Admin, createAdmin, updateGlobalWhiteAddrs } from "../../src/client/index.ts";
+import {
+  type Admin,
+  createAdmin,
+  createProducer,
+  createPushConsumer,
+  MQClientError,
+  updateGlobalWhiteAddrs,
+} from "../../src/client/index.ts";
+import { ResponseCode } from "../../src/remoting/index.ts";
 import { ALI_ONS_LOCAL } from "../support/ali-ons.ts";
 import { silent } from "../support/silent.ts";
 import { type StartedCli, startRocketbun, waitFor } from "./harness.ts";
@@ -31,8 +40,10 @@ accounts:
       - AliAcl=PUB|SUB
       - AliAclReadOnly=SUB
       - AliAclOpen=PUB|SUB
+      - NativeAcl=PUB|SUB
     groupPerms:
       - GID_ALI_ACL=SUB
+      - GID_NATIVE_ACL=SUB
 `;
 
 let dir: string;
@@ -48,7 +59,7 @@ beforeAll(async () => {
     brokerConf: { aclEnable: "true", aclPlainFile: aclFile, aclWatchIntervalMs: "50" },
   });
   admin = await createAdmin({ namesrvAddr: rb.namesrvAddr, log: silent, ...ADMIN });
-  for (const topic of ["AliAcl", "AliAclReadOnly", "AliAclDenied", "AliAclOpen"]) {
+  for (const topic of ["AliAcl", "AliAclReadOnly", "AliAclDenied", "AliAclOpen", "NativeAcl"]) {
     await admin.createTopic(topic, { readQueueNums: 2, writeQueueNums: 2 });
     await waitFor(`route of ${topic}`, () =>
       admin.topicRoute(topic).then(
@@ -181,7 +192,65 @@ describe("ali-ons against an ACL-enabled broker", () => {
       expect(await send(p, "AliAclOpen", "white-listed")).toBe("SEND_OK");
       expect(await stored("AliAclOpen")).toBe(1);
     } finally {
-      await p.close();
+      await updateGlobalWhiteAddrs(admin, rb.brokerAddr, ["10.255.255.*"]);
+      await p.close().catch(() => {});
     }
+  });
+});
+
+describe("the native client against an ACL-enabled broker", () => {
+  test("with accessKey/secretKey its producer sends and its push consumer receives", async () => {
+    const producer = await createProducer({ namesrvAddr: rb.namesrvAddr, log: silent, ...APP });
+    const got: string[] = [];
+    const consumer = await createPushConsumer({
+      namesrvAddr: rb.namesrvAddr,
+      group: "GID_NATIVE_ACL",
+      subscriptions: { NativeAcl: "*" },
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      log: silent,
+      persistConsumerOffsetIntervalMs: 100,
+      ...APP,
+      onMessage: (msgs) => {
+        for (const m of msgs) got.push(new TextDecoder().decode(m.body));
+      },
+    });
+    try {
+      const sent = ["n1", "n2", "n3"];
+      for (const body of sent)
+        expect((await producer.send({ topic: "NativeAcl", body })).sendStatus).toBe("SEND_OK");
+      await waitFor("the three messages", () => got.length >= sent.length);
+      expect(got.sort()).toEqual(sent);
+    } finally {
+      await consumer.shutdown();
+      await producer.shutdown();
+    }
+  });
+
+  test("with a wrong secret its send fails with the broker's NO_PERMISSION and reason", async () => {
+    const producer = await createProducer({
+      namesrvAddr: rb.namesrvAddr,
+      log: silent,
+      accessKey: APP.accessKey,
+      secretKey: "not-the-secret",
+    });
+    try {
+      const err = await producer.send({ topic: "NativeAcl", body: "forged" }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(MQClientError);
+      expect([(err as MQClientError).code, (err as MQClientError).remark]).toEqual([
+        ResponseCode.NO_PERMISSION,
+        `Check signature failed for accessKey=${APP.accessKey}`,
+      ]);
+    } finally {
+      await producer.shutdown();
+    }
+  });
+
+  test("half a key pair is refused before anything is sent", () => {
+    expect(
+      createProducer({ namesrvAddr: rb.namesrvAddr, log: silent, accessKey: APP.accessKey }),
+    ).rejects.toThrow("accessKey and secretKey go together");
   });
 });
