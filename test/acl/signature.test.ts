@@ -1,7 +1,9 @@
 /**
  * ACL 1.0 signatures against vectors worked out by hand from AclClientRPCHook's definition (values
  * in key order, Signature left out, body appended, HmacSHA1, Base64; the HMACs computed with
- * `openssl dgst -sha1 -hmac KEY -binary | base64`), and against ali-ons' own signing code path.
+ * `openssl dgst -sha1 -hmac KEY -binary | base64`, or by test/fixtures/acl/JavaSign.java, which does
+ * what the Java client's AclClientRPCHook does with the JDK's TreeMap and Mac), and against ali-ons'
+ * own signing code path.
  */
 import { describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
@@ -33,6 +35,21 @@ describe("signature vectors", () => {
     const expected = "BumcFy96CyQ0bPzndcEEFZIU3K4=";
     expect(computeSignature("sëcret-1", ext, utf8("hello ✓"))).toBe(expected);
     expect(computeSignature(hmacKey("sëcret-1"), ext, utf8("hello ✓"))).toBe(expected);
+  });
+
+  test("non-ASCII keys sort as Java's TreeMap sorts them (computed by test/fixtures/acl/JavaSign.java)", () => {
+    const ext = {
+      Ω: "omega",
+      z: "zed",
+      A: "✓",
+      é: "e-acute",
+      "😀": "grin😀",
+      _: "under",
+      AccessKey: "RocketMQ",
+      Signature: "ignored",
+    };
+    const body = new Uint8Array([0xff, 0x00, 0x41]);
+    expect(computeSignature("sëcret😀", ext, body)).toBe("FBkb4SnBZ3VVRtTAz4QebKHIIW0=");
   });
 
   test("_UNIQUE_KEY_QUERY is signed by senders after V4_9_3 only", () => {
