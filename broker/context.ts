@@ -2,6 +2,7 @@
  * What every broker processor receives (style habit 13: dependencies passed in, no singletons).
  */
 import type { Logger } from "pino";
+import type { PlainAcl } from "../src/acl/plain-acl.ts";
 import type { BrokerConfig } from "../src/config/broker-config.ts";
 import type { MessageStoreConfig } from "../src/config/message-store-config.ts";
 import type { NettyClientConfig, NettyServerConfig } from "../src/config/netty-config.ts";
@@ -39,5 +40,7 @@ export interface BrokerContext {
   readonly runtime: { brokerPermission: number };
   /** Called after `runtime` changed, so the broker re-registers with the new permission. */
   readonly onRuntimeChanged: () => void;
+  /** ACL 1.0 when aclEnable is on (its requests answer "not enabled" otherwise). */
+  readonly acl: PlainAcl | null;
   readonly log: Logger;
 }

@@ -2,7 +2,9 @@
  * createBroker: the store, metadata, processors and services of one broker, served on `listenPort`
  * and on the VIP port `listenPort − 2`, registered with every configured NameServer.
  */
+import { resolve } from "node:path";
 import type { Logger } from "pino";
+import { PlainAcl } from "../src/acl/plain-acl.ts";
 import type { BrokerRoleConfig } from "../src/config/role-config.ts";
 import { logger as componentLogger } from "../src/log.ts";
 import { NotifyConsumerIdsChangedRequestHeader } from "../src/protocol/headers/client.ts";
@@ -106,6 +108,15 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   let storeHost = parseHostAddress(brokerAddr);
   let registration: BrokerRegistration | null = null;
 
+  // ACL 1.0: every request on both ports is checked before its processor runs.
+  const acl = bc.aclEnable
+    ? new PlainAcl({
+        file: resolve(config.rocketbun.rocketbunHome, config.limits.aclPlainFile),
+        watchIntervalMs: config.limits.aclWatchIntervalMs,
+        log: log.child({ part: "acl" }),
+      })
+    : null;
+
   const ctx: BrokerContext = {
     brokerConfig: bc,
     storeConfig: sc,
@@ -128,6 +139,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     endpoint: () => server.endpoint,
     runtime,
     onRuntimeChanged: () => void registration?.registerAll(),
+    acl,
     log,
   };
 
@@ -137,6 +149,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   server.registry.registerAll(table);
   vipServer.registry.registerAll(vipProcessorTable(table));
   for (const s of [server, vipServer]) {
+    if (acl) s.registry.guard = acl.guard;
     s.endpoint.onConnectionClosed((conn) => {
       clients.connectionClosed(conn);
       longPoll.connectionClosed(conn);
@@ -171,6 +184,9 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       return brokerAddr;
     },
     async start() {
+      // Before the ports open, so no request is ever served without the file's accounts.
+      await acl?.open();
+      acl?.startWatching();
       await store.open();
       await Promise.all([groups.load(), offsets.load()]);
       await topics.load();
@@ -209,6 +225,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       return line;
     },
     async stop() {
+      acl?.stop();
       for (const t of timers) clearInterval(t);
       registration?.stop();
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();

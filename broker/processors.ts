@@ -5,6 +5,7 @@
 import type { ProcessorRegistry, ProcessorTableEntry } from "../src/remoting/processor-registry.ts";
 import { RequestCode } from "../src/remoting/request-code.ts";
 import type { BrokerContext } from "./context.ts";
+import { aclAdminProcessors } from "./processors/admin-acl.ts";
 import { adminBrokerProcessors } from "./processors/admin-broker.ts";
 import { adminGroupProcessors } from "./processors/admin-group.ts";
 import { adminTopicProcessors } from "./processors/admin-topic.ts";
@@ -51,6 +52,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),
       ...adminBrokerProcessors(ctx),
+      ...aclAdminProcessors(ctx),
     ]),
   ];
 }

@@ -6,8 +6,9 @@
 import pino from "pino";
 import { type Admin, createAdmin } from "../client/index.ts";
 import { checkAddressList } from "../config/checks.ts";
+import { aclVerbs } from "./admin/acl.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
-import { type AdminContext, type AdminVerb, printJson } from "./admin/context.ts";
+import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
 import { messageVerbs } from "./admin/messages.ts";
@@ -21,9 +22,12 @@ export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
   groups: groupVerbs,
   cluster: clusterVerbs,
   messages: messageVerbs,
+  acl: aclVerbs,
 };
 
 const VERBS = new Map(Object.values(ADMIN_GROUPS).flatMap((list) => list.map((v) => [v.name, v] as const)));
+/** The help's verb column: the longest name and two spaces. */
+const VERB_COLUMN = Math.max(...[...VERBS.keys()].map((name) => name.length)) + 2;
 
 const NAMESRV_FLAG: FlagSpec = {
   long: "namesrvAddr",
@@ -32,18 +36,28 @@ const NAMESRV_FLAG: FlagSpec = {
   help: "NameServer address(es), 'host:port;host:port' (default: $NAMESRV_ADDR)",
 };
 const JSON_FLAG: FlagSpec = { long: "json", help: "print the result as JSON (for scripts)" };
+const AK_FLAG: FlagSpec = {
+  long: "ak",
+  value: "KEY",
+  help: "ACL access key to sign every request with (default: $ROCKETMQ_ACCESS_KEY)",
+};
+const SK_FLAG: FlagSpec = {
+  long: "sk",
+  value: "SECRET",
+  help: "ACL secret key (default: $ROCKETMQ_SECRET_KEY; the variable keeps it out of `ps`)",
+};
 
 const spec: CommandSpec = {
   name: "admin",
-  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--json]",
+  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--json]",
   summary: "Runs one mqadmin verb against a NameServer (RocketBun or Apache RocketMQ).",
-  flags: [],
+  flags: [AK_FLAG, SK_FLAG],
   passThroughAfterPositional: true,
   notes: [
     "Verbs (rocketbun admin <verb> --help for each):",
     ...Object.entries(ADMIN_GROUPS).flatMap(([group, verbs]) => [
       `  ${group}:`,
-      ...verbs.map((v) => `    ${v.name.padEnd(22)}${v.summary}`),
+      ...verbs.map((v) => `    ${v.name.padEnd(VERB_COLUMN)}${v.summary}`),
     ]),
     "",
     "Exit codes: 0 done, 1 the operation failed, 2 bad usage.",
@@ -53,17 +67,44 @@ const spec: CommandSpec = {
 export function verbSpec(verb: AdminVerb): CommandSpec {
   return {
     name: `admin ${verb.name}`,
-    usage: `rocketbun admin ${verb.name} -n ADDR ${verb.usage} [--json]`.replace(/ +/g, " "),
+    usage: `rocketbun admin ${verb.name} -n ADDR ${verb.usage} [--ak KEY --sk SECRET] [--json]`.replace(
+      / +/g,
+      " ",
+    ),
     summary: verb.summary,
-    flags: [NAMESRV_FLAG, ...verb.flags, JSON_FLAG],
+    flags: [NAMESRV_FLAG, ...verb.flags, AK_FLAG, SK_FLAG, JSON_FLAG],
   };
+}
+
+/**
+ * The ACL keys: flags (after the verb, or before it) first, then the environment. Both or neither:
+ * half a pair would send unsigned requests that look signed to the user.
+ */
+function credentialsOf(
+  vspec: CommandSpec,
+  flags: ReadonlyMap<string, string>,
+  early: ReadonlyMap<string, string>,
+): AdminCredentials | undefined {
+  const accessKey = flags.get("ak") ?? early.get("ak") ?? process.env.ROCKETMQ_ACCESS_KEY ?? "";
+  const secretKey = flags.get("sk") ?? early.get("sk") ?? process.env.ROCKETMQ_SECRET_KEY ?? "";
+  if (accessKey === "" && secretKey === "") return undefined;
+  if (accessKey === "" || secretKey === "")
+    throw new UsageError(
+      `--ak and --sk (or ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_KEY) go together (see rocketbun ${vspec.name} --help)`,
+    );
+  return { accessKey, secretKey };
 }
 
 function describeError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function runVerb(verb: AdminVerb, argv: readonly string[], io: CliIo): Promise<number> {
+async function runVerb(
+  verb: AdminVerb,
+  argv: readonly string[],
+  io: CliIo,
+  early: ReadonlyMap<string, string> = new Map(),
+): Promise<number> {
   const vspec = verbSpec(verb);
   const args = parseArgs(vspec, argv);
   if (args.flags.has("help")) {
@@ -87,6 +128,7 @@ async function runVerb(verb: AdminVerb, argv: readonly string[], io: CliIo): Pro
     );
 
   const json = args.flags.has("json");
+  const credentials = credentialsOf(vspec, args.flags, early);
   const closers: (() => Promise<void>)[] = [];
   let admin: Promise<Admin> | undefined;
   const ctx: AdminContext = {
@@ -95,8 +137,9 @@ async function runVerb(verb: AdminVerb, argv: readonly string[], io: CliIo): Pro
     io,
     json,
     namesrvAddr,
+    credentials,
     admin() {
-      admin ??= createAdmin({ namesrvAddr, log: clientLog() }).then((a) => {
+      admin ??= createAdmin({ namesrvAddr, log: clientLog(), ...credentials }).then((a) => {
         closers.push(() => a.shutdown());
         return a;
       });
@@ -149,6 +192,6 @@ export const adminCommand: Command = {
     }
     const verb = VERBS.get(name);
     if (verb === undefined) throw new UsageError(`unknown admin verb '${name}' (see rocketbun admin --help)`);
-    return runVerb(verb, rest, io);
+    return runVerb(verb, rest, io, args.flags);
   },
 };

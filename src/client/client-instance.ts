@@ -4,6 +4,7 @@
  * processors for requests brokers send to clients. Producers and consumers register here.
  */
 
+import { createRequestSigner } from "../acl/signature.ts";
 import { type Logger, logger } from "../log.ts";
 import type { ConsumerData, HeartbeatData } from "../protocol/body/heartbeat.ts";
 import { decodeQueueKeyedTable } from "../protocol/body/queue-keyed.ts";
@@ -70,6 +71,7 @@ export class ClientInstance {
       language: this.options.language,
       version: this.options.version,
       ...(this.options.connector ? { connector: this.options.connector } : {}),
+      ...(this.options.credentials ? { beforeRequest: createRequestSigner(this.options.credentials) } : {}),
     });
     this.namesrv = new NamesrvApi(
       this.remoting,

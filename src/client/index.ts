@@ -3,6 +3,15 @@
  * ClientInstance per configuration (spec broker §1, §7-§9; remoting §7).
  */
 
+export {
+  type AclVersion,
+  aclVersionInfo,
+  type ClusterAclVersionInfo,
+  deleteAclConfig,
+  type PlainAccessConfig,
+  updateAclConfig,
+  updateGlobalWhiteAddrs,
+} from "./acl-admin.ts";
 export { Admin, type CreateTopicOptions, createAdmin, type QueueProgress, type QueueStats } from "./admin.ts";
 export type { ConsumerConnection, SubscriptionGroupConfig } from "./admin-bodies.ts";
 export { type AllocateStrategy, allocateAveragely } from "./allocate.ts";

@@ -3,6 +3,7 @@
  */
 import { networkInterfaces } from "node:os";
 import type { Logger } from "pino";
+import type { SessionCredentials } from "../acl/signature.ts";
 import { checkAddress } from "../config/checks.ts";
 import type { Connector } from "../remoting/index.ts";
 import { clientError } from "./errors.ts";
@@ -28,6 +29,14 @@ export interface ClientOptions {
   heartbeatBrokerIntervalMs?: number;
   language?: string;
   version?: number;
+  /**
+   * ACL 1.0 credentials (Java's AclClientRPCHook with SessionCredentials): with both keys, every
+   * request to NameServers and brokers is signed. Without them nothing is signed.
+   */
+  accessKey?: string;
+  secretKey?: string;
+  /** Sent and signed with every request when given (SessionCredentials.securityToken). */
+  securityToken?: string;
   log?: Logger;
 }
 
@@ -41,6 +50,7 @@ export interface ResolvedClientOptions {
   heartbeatBrokerIntervalMs: number;
   language: string;
   version: number;
+  credentials: SessionCredentials | null;
 }
 
 /** Throws MQClientError (INVALID_PARAMETER) for a NameServer address that is not host:port or a timing out of range. */
@@ -62,7 +72,17 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     heartbeatBrokerIntervalMs: o.heartbeatBrokerIntervalMs ?? DEFAULT_HEARTBEAT_BROKER_INTERVAL_MS,
     language: o.language ?? "JAVA",
     version: o.version ?? DEFAULT_CLIENT_VERSION,
+    credentials: credentialsOf(o),
   };
+}
+
+/** Both keys or neither: half a pair would send unsigned requests the user believes signed. */
+function credentialsOf(o: ClientOptions): SessionCredentials | null {
+  const { accessKey, secretKey, securityToken } = o;
+  if (!accessKey && !secretKey) return null;
+  if (!accessKey || !secretKey)
+    throw clientError("accessKey and secretKey go together: give both or neither");
+  return securityToken === undefined ? { accessKey, secretKey } : { accessKey, secretKey, securityToken };
 }
 
 /** The first non-internal IPv4 address, as Java's RemotingUtil.getLocalAddress prefers. */

@@ -13,6 +13,10 @@ export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 32 * 1024 * 1024;
 export const DEFAULT_PENDING_REQUESTS_MAX = 65_535;
 export const DEFAULT_HELD_PULLS_MAX = 65_536;
 export const DEFAULT_PULL_SUSPEND_MS_MAX = 60_000;
+/** Java's `rocketmq.acl.plain.file` default, relative to the home. */
+export const DEFAULT_ACL_PLAIN_FILE = "conf/plain_acl.yml";
+/** Java's AclFileWatchService.WATCH_INTERVAL. */
+export const DEFAULT_ACL_WATCH_INTERVAL_MS = 5000;
 /** MQVersion V4_9_4: the first version a Java NameServer answers with standard JSON. */
 export const DEFAULT_REMOTING_VERSION = 401;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -77,7 +81,7 @@ export const rocketbunConfig = defineSection("rocketbunConfig", {
 
 export type RocketbunConfig = ConfigOf<typeof rocketbunConfig>;
 
-/** Broker limits RocketMQ does not have as keys. */
+/** Broker limits and files RocketMQ does not have as keys. */
 export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
   heldPullsMax: {
     type: "int",
@@ -90,6 +94,18 @@ export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
     default: DEFAULT_PULL_SUSPEND_MS_MAX,
     min: 0,
     doc: "longest hold granted to a pull, whatever suspendTimeoutMillis asks",
+  },
+  aclPlainFile: {
+    type: "string",
+    default: DEFAULT_ACL_PLAIN_FILE,
+    check: checkNonEmpty,
+    doc: "ACL 1.0 accounts file read when aclEnable=true (Java's rocketmq.acl.plain.file); relative to rocketbunHome",
+  },
+  aclWatchIntervalMs: {
+    type: "long",
+    default: DEFAULT_ACL_WATCH_INTERVAL_MS,
+    min: 10,
+    doc: "how often the ACL file is checked for changes",
   },
 });
 

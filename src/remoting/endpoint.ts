@@ -29,6 +29,8 @@ export interface EndpointOptions {
   asyncPermits?: number;
   onewayPermits?: number;
   scanIntervalMs?: number;
+  /** Called on every request this endpoint sends, once stamped (Java's client RPCHook.doBeforeRequest: ACL signing). */
+  beforeRequest?: (request: RemotingCommand) => void;
   log: Logger;
 }
 
@@ -44,6 +46,7 @@ export class RemotingEndpoint implements ConnectionHandler {
   private readonly onewayPermits: Semaphore;
   private readonly log: Logger;
   private readonly closeListeners: ConnectionListener[] = [];
+  private readonly beforeRequest: ((request: RemotingCommand) => void) | undefined;
   private opaque = 0;
 
   constructor(options: EndpointOptions) {
@@ -55,6 +58,7 @@ export class RemotingEndpoint implements ConnectionHandler {
     this.onewayPermits = new Semaphore(options.onewayPermits ?? DEFAULT_CLIENT_PERMITS);
     this.responses = new ResponseTable(options.scanIntervalMs);
     this.log = options.log;
+    this.beforeRequest = options.beforeRequest;
     this.registry.onError = (request, err) =>
       this.log.error({ err, code: requestCodeName(request.code) }, "processor failed");
   }
@@ -152,6 +156,7 @@ export class RemotingEndpoint implements ConnectionHandler {
     request.version = this.version;
     request.language = this.language;
     request.flag &= ~RemotingFlag.RESPONSE;
+    this.beforeRequest?.(request);
   }
 
   private permitError(what: string, timeoutMs: number): Error {

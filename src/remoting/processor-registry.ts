@@ -43,11 +43,19 @@ interface Entry {
 
 export type DispatchErrorListener = (request: RemotingCommand, error: unknown) => void;
 
+/**
+ * Checks a request just before its processor runs, on the processor's lane (Java's server-side
+ * RPCHook.doBeforeRequest, which ACL uses). Returning lets the request through; throwing a
+ * RemotingError answers its code and remark instead, and the processor never runs.
+ */
+export type RequestGuard = (request: RemotingCommand, connection: Connection) => void;
+
 export class ProcessorRegistry {
   private readonly lanes = new Map<string, Lane>();
   private readonly table = new Map<number, Entry>();
   private defaultEntry: Entry | null = null;
   onError: DispatchErrorListener = () => {};
+  guard: RequestGuard | null = null;
 
   constructor(defaultLane: LaneOptions = DEFAULT_LANE) {
     this.defineLane("default", defaultLane);
@@ -98,6 +106,7 @@ export class ProcessorRegistry {
   private run(entry: Entry, request: RemotingCommand, ctx: RequestContext, done: () => void): void {
     let result: ProcessorResult | Promise<ProcessorResult>;
     try {
+      this.guard?.(request, ctx.connection);
       result = entry.process(request, ctx);
     } catch (err) {
       done();

@@ -18,12 +18,20 @@ export interface AdminVerb {
   run(ctx: AdminContext): Promise<void>;
 }
 
+/** ACL 1.0 keys every client of the verb signs with. */
+export interface AdminCredentials {
+  readonly accessKey: string;
+  readonly secretKey: string;
+}
+
 export interface AdminContext {
   readonly spec: CommandSpec;
   readonly args: ParsedArgs;
   readonly io: CliIo;
   readonly json: boolean;
   readonly namesrvAddr: string;
+  /** From --ak/--sk or the environment; give them to every client the verb creates. */
+  readonly credentials: AdminCredentials | undefined;
   /** The admin client; created on first use and shut down when the verb ends. */
   admin(): Promise<Admin>;
   /** Registers a resource (producer, consumer) to shut down when the verb ends. */

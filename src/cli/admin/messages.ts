@@ -157,6 +157,7 @@ const sendMessage: AdminVerb = {
     const producer = await createProducer({
       namesrvAddr: ctx.namesrvAddr,
       log: (await ctx.admin()).client.log,
+      ...ctx.credentials,
     });
     ctx.closeLater(() => producer.shutdown());
     const queue =
