@@ -36,13 +36,36 @@ export function buildSubscription(
   };
   if (!expression || expression.trim() === "" || expression.trim() === SUB_ALL) return sub;
   sub.subString = expression;
+  // The expression comes from the client and may hold 100k tags: dedupe through a Set, so the
+  // cost stays linear in its length. tagsSet keeps the first-seen order.
+  const seen = new Set<string>();
   for (const part of expression.split("||")) {
     const tag = part.trim();
-    if (tag === "" || sub.tagsSet.includes(tag)) continue;
+    if (tag === "" || seen.has(tag)) continue;
+    seen.add(tag);
     sub.tagsSet.push(tag);
     sub.codeSet.push(javaStringHash(tag));
   }
   return sub;
+}
+
+/** From this many codes on, the per-message filter check uses a Set instead of scanning the array. */
+const CODE_LOOKUP_SET_MIN = 16;
+
+/**
+ * Sets of large codeSets, built on first use and keyed by the array itself, so that
+ * SubscriptionData stays plain JSON. A codeSet is not mutated once buildSubscription returns it.
+ */
+const codeLookup = new WeakMap<readonly number[], ReadonlySet<number>>();
+
+function hasCode(codeSet: readonly number[], code: number): boolean {
+  if (codeSet.length < CODE_LOOKUP_SET_MIN) return codeSet.includes(code);
+  let set = codeLookup.get(codeSet);
+  if (!set) {
+    set = new Set(codeSet);
+    codeLookup.set(codeSet, set);
+  }
+  return set.has(code);
 }
 
 /** True when a consume-queue tags code passes the subscription (broker-side hash filter). */
@@ -51,7 +74,7 @@ export function matchesTagsCode(sub: SubscriptionData | null | undefined, tagsCo
   if (sub.expressionType !== ExpressionType.TAG) return true;
   if (sub.subString === SUB_ALL) return true;
   // The CQ stores a long; compare its low 32 bits as Java does with (int) tagsCode.
-  return sub.codeSet.includes(tagsCode | 0);
+  return hasCode(sub.codeSet, tagsCode | 0);
 }
 
 /** Normalises a subscription received from a client (C++ omits arrays and sends subVersion as text). */
