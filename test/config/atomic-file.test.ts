@@ -18,13 +18,16 @@ const failingHalfway: AtomicWriteFs = {
   open: (async (...args: Parameters<typeof fsPromises.open>) => {
     const fh = await fsPromises.open(...args);
     const writeFile = async (data: string | Uint8Array) => {
-      await fh.write(
-        typeof data === "string" ? data.slice(0, data.length / 2) : data.subarray(0, data.length / 2),
-      );
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+      await fh.write(bytes.subarray(0, bytes.length / 2));
       throw emfile();
     };
     return new Proxy(fh, {
-      get: (target, key) => (key === "writeFile" ? writeFile : Reflect.get(target, key, target)),
+      get: (target, key) => {
+        if (key === "writeFile") return writeFile;
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
     });
   }) as typeof fsPromises.open,
 };
