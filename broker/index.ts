@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { BrokerRoleConfig } from "../src/config/role-config.ts";
+import { RuntimeChanges } from "../src/config/runtime-changes.ts";
 import { logger as componentLogger } from "../src/log.ts";
 import { NotifyConsumerIdsChangedRequestHeader } from "../src/protocol/headers/client.ts";
 import { parseHostAddress } from "../src/protocol/message/index.ts";
@@ -64,7 +65,21 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   const clients = new ClientManager();
   const longPoll = new LongPollService(config.limits.heldPullsMax);
   const runtime = { brokerPermission: bc.brokerPermission };
-  const topics = new TopicManager({ ...bc, brokerPermission: bc.brokerPermission }, topicConfigs);
+  const runtimeChanges = new RuntimeChanges({
+    path: bc.brokerConfigPath,
+    initial: config.runtimeChanges,
+    log: log.child({ part: "config" }),
+  });
+  // Registrations cap topic permissions by the broker's, as UPDATE_BROKER_CONFIG last set it.
+  const topics = new TopicManager(
+    {
+      ...bc,
+      get brokerPermission() {
+        return runtime.brokerPermission;
+      },
+    },
+    topicConfigs,
+  );
   const netty = config.nettyServer;
   const serverOptions = {
     bindAddress: netty.bindAddress,
@@ -127,6 +142,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     stats: new BrokerStats(),
     endpoint: () => server.endpoint,
     runtime,
+    runtimeChanges,
     onRuntimeChanged: () => void registration?.registerAll(),
     log,
   };
@@ -171,6 +187,13 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       return brokerAddr;
     },
     async start() {
+      const changed = runtimeChanges.entries();
+      if (changed.length > 0) {
+        log.info(
+          { path: runtimeChanges.path, keys: changed.map(([k]) => k) },
+          "run-time config changes applied",
+        );
+      }
       await store.open();
       await Promise.all([groups.load(), offsets.load()]);
       await topics.load();
@@ -214,7 +237,12 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();
       await server.stop();
-      await Promise.all([offsets.shutdown(), groups.shutdown(), topicConfigs.shutdown()]);
+      await Promise.all([
+        offsets.shutdown(),
+        groups.shutdown(),
+        topicConfigs.shutdown(),
+        runtimeChanges.close(),
+      ]);
       await store.shutdown();
       await outer.shutdown();
     },

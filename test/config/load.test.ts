@@ -73,15 +73,16 @@ describe("namesrv", () => {
       namesrv: {
         ...defaultsOf(namesrvConfig),
         kvConfigPath: join(host.homeDir, "namesrv", "kvConfig.json"),
-        configStorePath: join(host.homeDir, "namesrv", "namesrv.properties"),
+        configStorePath: join(host.homeDir, "namesrv", "namesrv-runtime.properties"),
       },
       nettyServer: { ...defaultsOf(nettyServerConfig), listenPort: 9876 },
       nettyClient: defaultsOf(nettyClientConfig),
+      runtimeChanges: new Map(),
     });
     expect(ignoredKeys).toEqual([]);
   });
 
-  test("a namesrv.properties sets NamesrvConfig and Netty keys; configStorePath becomes the file", async () => {
+  test("a namesrv.properties sets NamesrvConfig and Netty keys; configStorePath stays a file of the NameServer's own", async () => {
     const path = await file(
       "namesrv.properties",
       "listenPort=9877\norderMessageEnable=true\nscanNotActiveBrokerInterval=10000\n" +
@@ -92,7 +93,7 @@ describe("namesrv", () => {
     expect(config.namesrv).toEqual({
       ...defaultsOf(namesrvConfig),
       kvConfigPath: "/srv/kv.json",
-      configStorePath: path,
+      configStorePath: join(host.homeDir, "namesrv", "namesrv-runtime.properties"),
       orderMessageEnable: true,
       scanNotActiveBrokerInterval: 10000,
     });
@@ -131,7 +132,7 @@ describe("broker", () => {
       namesrvAddr: "10.0.0.1:9876;10.0.0.2:9876",
       brokerIP1: "10.0.0.5",
       brokerIP2: host.localAddress,
-      brokerConfigPath: path,
+      brokerConfigPath: "/data/rocketmq/store/config/broker-runtime.properties",
       autoCreateTopicEnable: false,
       sendMessageThreadPoolNums: 16,
     });
@@ -165,7 +166,7 @@ describe("broker", () => {
       brokerIP2: "192.0.2.10",
       namesrvAddr: "10.1.1.1:9876",
       rocketmqHome: "/opt/rocketmq",
-      brokerConfigPath: join(home, "store", "config", "broker.properties"),
+      brokerConfigPath: join(home, "store", "config", "broker-runtime.properties"),
     });
     expect(config.messageStore).toEqual({
       ...defaultsOf(messageStoreConfig),
