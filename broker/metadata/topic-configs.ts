@@ -58,16 +58,18 @@ export class TopicConfigs extends ConfigTable {
 
   put(cfg: TopicConfig): void {
     this.table.set(cfg.topicName, { ...cfg, attributes: { ...cfg.attributes } });
-    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
-    this.markDirty();
+    this.nextVersion();
   }
 
   delete(topic: string): boolean {
     const had = this.table.delete(topic);
-    if (had) {
-      this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
-      this.markDirty();
-    }
+    if (had) this.nextVersion();
     return had;
+  }
+
+  /** A new data version, so that NameServers take the next registration as a change. */
+  nextVersion(): void {
+    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
+    this.markDirty();
   }
 }

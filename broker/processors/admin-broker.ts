@@ -148,6 +148,7 @@ export function adminBrokerProcessors(ctx: BrokerContext): ProcessorTableEntry[]
           }
           ctx.runtime.brokerPermission = n;
           ctx.runtimeChanges.set([["brokerPermission", String(n)]]);
+          ctx.topics.permissionChanged();
           ctx.onRuntimeChanged();
           // In effect now; a failed write is logged and retried (Java logs and answers SUCCESS too).
           await ctx.runtimeChanges.save();

@@ -103,6 +103,15 @@ export class TopicManager {
     return isSystemTopic(topic, this.systemNames);
   }
 
+  /**
+   * The broker's permission changed (UPDATE_BROKER_CONFIG): as Java does, the data version moves
+   * on, or NameServers would keep the routes of the previous registration.
+   */
+  permissionChanged(): void {
+    this.table.nextVersion();
+    void this.table.persist();
+  }
+
   /** What the broker registers: every topic, its permission capped by the broker's (spec §11.1). */
   registrationWrapper(): TopicConfigSerializeWrapper {
     const cap = this.options.brokerPermission;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseProperties } from "../../src/config/properties.ts";
 import { RemotingClient, RequestCode, ResponseCode } from "../../src/remoting/index.ts";
 import { request } from "../support/frames.ts";
-import { startRocketbun } from "../support/rocketbun-child.ts";
+import { startRocketbun, waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -71,6 +71,14 @@ test("under start -c FILE, run-time config changes never touch FILE, are kept pe
     });
 
     expect(await readFile(file)).toEqual(original);
+    // The broker re-registers at once, its topics capped by the new permission (read-only).
+    await waitFor("the route to show the read-only broker", async () => {
+      const route = await c.invoke(
+        rb.namesrvAddr,
+        request(RequestCode.GET_ROUTEINFO_BY_TOPIC, { topic: "broker-rt" }),
+      );
+      return route.code === ResponseCode.SUCCESS && /"perm":4\b/.test(new TextDecoder().decode(route.body!));
+    });
     const nsFile = await readFile(join(rb.home, "namesrv", "namesrv-runtime.properties"), "utf8");
     const brokerFile = await readFile(join(rb.home, "store", "config", "broker-runtime.properties"), "utf8");
     expect([parseProperties(nsFile), parseProperties(brokerFile)]).toEqual([
