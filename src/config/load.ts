@@ -31,7 +31,8 @@ import {
   type RoleConfigs,
   type RoleName,
 } from "./role-config.ts";
-import { BROKER_PATH_KEYS, NAMESRV_PATH_KEYS, readRuntimeChanges } from "./runtime-changes.ts";
+import { BROKER_PATH_KEYS, NAMESRV_PATH_KEYS } from "./runtime-changes.ts";
+import { NO_RUNTIME, type RuntimeLayers, readRuntimeLayer, type Sourced } from "./runtime-layer.ts";
 import {
   claims,
   defaultsOf,
@@ -89,11 +90,6 @@ const ROCKETBUN_ENV: { readonly [R in RoleName]: Readonly<Record<string, string>
     ROCKETBUN_GATEWAY_PORT: "gatewayPort",
   },
 };
-
-interface Sourced {
-  readonly value: string;
-  readonly origin: string;
-}
 
 function describeReadError(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
@@ -293,22 +289,6 @@ function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): Gate
   return Object.freeze({ rocketbun, gateway, nettyClient });
 }
 
-/** One role's run-time changes file, as read at start. */
-interface RuntimeLayer {
-  /** Keys some section of the role claims: validated like the file's, above it. */
-  readonly entries: ReadonlyMap<string, Sourced>;
-  /** Every key of the file, for the role to keep recording into. */
-  readonly changes: ReadonlyMap<string, string>;
-}
-
-interface RuntimeLayers {
-  readonly namesrv: RuntimeLayer;
-  readonly broker: RuntimeLayer;
-}
-
-const NO_CHANGES: RuntimeLayer = { entries: new Map(), changes: new Map() };
-const NO_RUNTIME: RuntimeLayers = { namesrv: NO_CHANGES, broker: NO_CHANGES };
-
 interface Built {
   readonly config: RoleConfigs[RoleName];
   /** Each section's values, for `-p`. */
@@ -383,28 +363,6 @@ function runtimePaths(role: RoleName, config: RoleConfigs[RoleName]): { namesrv?
   }
 }
 
-async function readRuntimeLayer(
-  path: string | undefined,
-  sections: readonly Section[],
-  pathKeys: readonly string[],
-): Promise<RuntimeLayer> {
-  if (path === undefined) return NO_CHANGES;
-  const entries = new Map<string, Sourced>();
-  const changes = new Map<string, string>();
-  const refused: ConfigProblem[] = [];
-  for (const e of await readRuntimeChanges(path, readConfigFile)) {
-    const origin = `${path}:${e.line}`;
-    if (pathKeys.includes(e.key)) {
-      refused.push({ origin, key: e.key, message: "may not be changed at run time; set it in the -c file" });
-      continue;
-    }
-    changes.set(e.key, e.value);
-    if (sections.some((s) => claims(s, e.key))) entries.set(e.key, { value: e.value, origin });
-  }
-  if (refused.length > 0) throw new ConfigError(refused);
-  return { entries, changes };
-}
-
 /**
  * Loads a role's configuration. Precedence, lowest first: defaults, NAMESRV_ADDR / ROCKETMQ_HOME,
  * the file, the role's run-time changes (configStorePath, brokerConfigPath), ROCKETBUN_* variables,
@@ -421,8 +379,8 @@ export async function loadRoleConfig<R extends RoleName>(
   const first = build(role, layers, NO_RUNTIME, host, options.file);
   const paths = runtimePaths(role, first.config);
   const runtime: RuntimeLayers = {
-    namesrv: await readRuntimeLayer(paths.namesrv, ROLE_SECTIONS.namesrv, NAMESRV_PATH_KEYS),
-    broker: await readRuntimeLayer(paths.broker, ROLE_SECTIONS.broker, BROKER_PATH_KEYS),
+    namesrv: await readRuntimeLayer(paths.namesrv, ROLE_SECTIONS.namesrv, NAMESRV_PATH_KEYS, readConfigFile),
+    broker: await readRuntimeLayer(paths.broker, ROLE_SECTIONS.broker, BROKER_PATH_KEYS, readConfigFile),
   };
   const changed = runtime.namesrv.changes.size > 0 || runtime.broker.changes.size > 0;
   const { config, values } = changed ? build(role, layers, runtime, host, options.file) : first;

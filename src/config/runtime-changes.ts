@@ -4,8 +4,7 @@
  * them over that file; command-line flags and ROCKETBUN_* variables still win (see load.ts).
  */
 import type { Logger } from "../log.ts";
-import { ConfigError } from "./errors.ts";
-import { type PropertyEntry, stringifyProperties } from "./properties.ts";
+import { stringifyProperties } from "./properties.ts";
 import { StateFile, type StateWriter } from "./state-file.ts";
 
 /**
@@ -92,19 +91,5 @@ export class RuntimeChanges {
 
   close(): Promise<boolean> {
     return this.file.close();
-  }
-}
-
-/** The entries of a runtime-changes file; none when it does not exist yet. */
-export async function readRuntimeChanges(
-  path: string,
-  read: (path: string) => Promise<PropertyEntry[]>,
-): Promise<PropertyEntry[]> {
-  try {
-    return await read(path);
-  } catch (err) {
-    const cause = err instanceof ConfigError ? (err.cause as { code?: unknown } | undefined) : undefined;
-    if (cause?.code === "ENOENT") return [];
-    throw err;
   }
 }

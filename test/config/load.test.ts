@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brokerConfig } from "../../src/config/broker-config.ts";
-import { ConfigError } from "../../src/config/errors.ts";
 import { gatewayConfig } from "../../src/config/gateway-config.ts";
 import type { HostFacts } from "../../src/config/host.ts";
 import { type LoadOptions, loadRoleConfig } from "../../src/config/load.ts";
@@ -12,6 +11,7 @@ import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { nettyClientConfig, nettyServerConfig } from "../../src/config/netty-config.ts";
 import { rocketbunBrokerConfig, rocketbunConfig, startConfig } from "../../src/config/rocketbun-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
+import { configError } from "./helpers.ts";
 
 let dir = "";
 let host: HostFacts;
@@ -34,16 +34,6 @@ async function file(name: string, text: string | Uint8Array): Promise<string> {
 /** Loads with an empty environment and fixed host facts unless the test says otherwise. */
 const load = <R extends "namesrv" | "broker" | "gateway" | "start">(role: R, options: LoadOptions = {}) =>
   loadRoleConfig(role, { env: {}, host, ...options });
-
-async function configError(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (e) {
-    if (e instanceof ConfigError) return e.message;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 const BROKER_CONF = `# A typical broker.conf, as shipped in RocketMQ's distribution plus the usual edits.
 brokerClusterName = DefaultCluster

@@ -2,12 +2,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ConfigError } from "../../src/config/errors.ts";
 import type { HostFacts } from "../../src/config/host.ts";
 import { type LoadOptions, loadRoleConfig } from "../../src/config/load.ts";
 import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { RuntimeChanges } from "../../src/config/runtime-changes.ts";
 import { silent } from "../support/silent.ts";
+import { configError } from "./helpers.ts";
 
 let dir = "";
 let home = "";
@@ -40,16 +40,6 @@ function loadStart(options: LoadOptions = {}) {
     ...options,
     overrides: { rocketbunHome: home, ...options.overrides },
   });
-}
-
-async function configError(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (e) {
-    if (e instanceof ConfigError) return e.message;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
 }
 
 const START_CONF =

@@ -3,27 +3,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { atomicWriteFile } from "../../src/config/atomic-file.ts";
-import { StateFile, type StateWriter } from "../../src/config/state-file.ts";
+import { StateFile } from "../../src/config/state-file.ts";
+import { flakyWriter } from "../support/flaky-writer.ts";
 import { waitFor } from "../support/rocketbun-child.ts";
 
 async function tempDir() {
   const path = await mkdtemp(join(tmpdir(), "rocketbun-state-"));
   return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
-
-/** A writer that fails with EMFILE while `failing`, as one does while descriptors are exhausted. */
-function flakyWriter() {
-  const w = {
-    failing: false,
-    attempts: 0,
-    write: (async (path, data) => {
-      w.attempts++;
-      if (w.failing) throw Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" });
-      await atomicWriteFile(path, data);
-    }) as StateWriter,
-  };
-  return w;
 }
 
 /** A debug-level logger that keeps each line's level and message. */

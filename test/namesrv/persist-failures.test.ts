@@ -1,27 +1,12 @@
 import { expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { atomicWriteFile } from "../../src/config/atomic-file.ts";
-import type { StateWriter } from "../../src/config/state-file.ts";
 import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
+import { flakyWriter } from "../support/flaky-writer.ts";
 import { waitFor } from "../support/rocketbun-child.ts";
 import { request, startNameServer } from "./harness.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
-
-/** The real atomic write, except that it fails with EMFILE while `failing` is set. */
-function flakyWriter() {
-  const w = {
-    failing: false,
-    attempts: 0,
-    write: (async (path, data) => {
-      w.attempts++;
-      if (w.failing) throw Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" });
-      await atomicWriteFile(path, data);
-    }) as StateWriter,
-  };
-  return w;
-}
 
 test("KV puts made while kvConfig.json cannot be written are answered, served, and written once writing works", async () => {
   const writer = flakyWriter();

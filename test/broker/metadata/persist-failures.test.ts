@@ -5,33 +5,19 @@ import { writeJsonFile } from "../../../broker/metadata/json-file.ts";
 import { SubscriptionGroups, subscriptionGroupConfig } from "../../../broker/metadata/subscription-groups.ts";
 import { TopicConfigs } from "../../../broker/metadata/topic-configs.ts";
 import { TopicManager } from "../../../broker/topics/topic-manager.ts";
-import type { StateWriter } from "../../../src/config/state-file.ts";
 import { topicConfig } from "../../../src/protocol/route/topic-config.ts";
+import { type FlakyWriter, flakyWriter } from "../../support/flaky-writer.ts";
 import { waitFor } from "../../support/rocketbun-child.ts";
 import { silent } from "../../support/silent.ts";
 import { tempDir } from "../store/helpers.ts";
 
 const now = () => 1_700_000_000_000;
 
-/** writeJsonFile, except that it fails with EMFILE while `failing` is set. */
-function flakyWriter() {
-  const w = {
-    failing: false,
-    attempts: 0,
-    write: (async (path, data) => {
-      w.attempts++;
-      if (w.failing) throw Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" });
-      await writeJsonFile(path, data);
-    }) as StateWriter,
-  };
-  return w;
-}
-
-const options = (w: ReturnType<typeof flakyWriter>) => ({ write: w.write, retryMs: 1 });
+const options = (w: FlakyWriter) => ({ write: w.write, retryMs: 1 });
 
 test("topics.json: a failed write leaves the old file intact and the retry writes the latest table", async () => {
   await using dir = await tempDir();
-  const writer = flakyWriter();
+  const writer = flakyWriter(writeJsonFile);
   const topics = new TopicConfigs(dir.path, silent, now, options(writer));
   await topics.load();
   topics.put(topicConfig("A", { readQueueNums: 1, writeQueueNums: 1 }));
@@ -55,7 +41,7 @@ test("topics.json: a failed write leaves the old file intact and the retry write
 
 test("a topic created while topics.json cannot be written is in effect and reported; the file catches up", async () => {
   await using dir = await tempDir();
-  const writer = flakyWriter();
+  const writer = flakyWriter(writeJsonFile);
   const table = new TopicConfigs(dir.path, silent, now, options(writer));
   const manager = new TopicManager(
     {
@@ -88,7 +74,7 @@ test("a topic created while topics.json cannot be written is in effect and repor
 
 test("consumer offsets and subscription groups: the periodic persist writes the latest state after a failure", async () => {
   await using dir = await tempDir();
-  const writer = flakyWriter();
+  const writer = flakyWriter(writeJsonFile);
   const offsets = new ConsumerOffsets(dir.path, silent, now, { write: writer.write, retryMs: 60_000 });
   const groups = new SubscriptionGroups(dir.path, silent, now, { write: writer.write, retryMs: 60_000 });
   await Promise.all([offsets.load(), groups.load()]);
