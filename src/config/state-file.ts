@@ -45,9 +45,9 @@ export class StateFile {
     this.dirty = true;
   }
 
-  /** True while the file lags the state (unsaved changes, or a failed write awaiting its retry). */
+  /** True while the file may lag the state: unsaved changes, a write under way, or a retry due. */
   get pending(): boolean {
-    return this.dirty;
+    return this.dirty || this.running !== undefined;
   }
 
   /**
@@ -70,7 +70,15 @@ export class StateFile {
     this.closed = true;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    return this.save();
+    const saved = await this.save();
+    // Said whatever the episode logged before: this loss is final.
+    if (!saved) {
+      this.options.log.error(
+        { path: this.path },
+        `closing with the ${this.options.what} not written; its last changes are lost`,
+      );
+    }
+    return saved;
   }
 
   private async attempt(): Promise<boolean> {
