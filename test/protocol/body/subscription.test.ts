@@ -4,13 +4,16 @@ import {
   buildSubscription,
   ExpressionType,
   matchesTagsCode,
+  SUBSCRIPTION_TAGS_MAX,
   subscriptionFromJson,
 } from "../../../src/protocol/body/subscription.ts";
 import { javaStringHash } from "../../../src/protocol/message/java-hash.ts";
+import { RemotingError } from "../../../src/remoting/errors.ts";
+import { ResponseCode } from "../../../src/remoting/response-code.ts";
 
 /** Far above the linear cost (about 0.2 s on a loaded 2-core machine); the quadratic one took 41 s. */
 const PARSE_MS_MAX = 1000;
-const MANY_TAGS = 100_000;
+const MANY_TAGS = SUBSCRIPTION_TAGS_MAX;
 
 const manyTags = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);
 
@@ -42,14 +45,38 @@ test("'*', blank and missing expressions subscribe to everything", () => {
 
 test(`${MANY_TAGS} tags parse in linear time, deduplicated, with every code`, () => {
   const tags = manyTags(MANY_TAGS);
-  // Every tag twice, so deduplication does real work.
-  const expression = [...tags, ...tags].join("||");
   const started = performance.now();
-  const sub = buildSubscription("T", expression, 1);
+  const sub = buildSubscription("T", tags.join("||"), 1);
   const elapsed = performance.now() - started;
   expect(elapsed).toBeLessThan(PARSE_MS_MAX);
   expect(sub.tagsSet).toEqual(tags);
   expect(sub.codeSet).toEqual(tags.map(javaStringHash));
+  // Every tag twice: deduplication does real work and keeps the first-seen order.
+  const half = manyTags(MANY_TAGS / 2);
+  const twice = buildSubscription("T", [...half, ...half].join("||"), 1);
+  expect(twice.tagsSet).toEqual(half);
+});
+
+test("an expression naming more than SUBSCRIPTION_TAGS_MAX tags is refused at once, as a subscription parse failure", () => {
+  const overCap = manyTags(SUBSCRIPTION_TAGS_MAX + 1).join("||");
+  // About 16 MiB, a whole frame: refused without splitting it.
+  const frameSized = "t||".repeat(5_600_000);
+  for (const expression of [overCap, frameSized]) {
+    const started = performance.now();
+    const error = (() => {
+      try {
+        buildSubscription("T", expression, 1);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(performance.now() - started).toBeLessThan(PARSE_MS_MAX);
+    expect(error).toBeInstanceOf(RemotingError);
+    expect({ code: (error as RemotingError).code, remark: (error as RemotingError).remark }).toEqual({
+      code: ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+      remark: `parse the consumer's subscription failed: more than ${SUBSCRIPTION_TAGS_MAX} tags`,
+    });
+  }
 });
 
 test("the tags-code filter matches exactly the subscribed codes, for small and large code sets", () => {
