@@ -118,13 +118,14 @@ export async function readConfigFile(file: string): Promise<PropertyEntry[]> {
 
 /**
  * The input layers: `below` the run-time changes (Java's variables, the file) and `above` them
- * (ROCKETBUN_* variables, command-line overrides). Reports keys no section of the role claims.
+ * (ROCKETBUN_* variables, command-line overrides).
  */
 interface Layers {
   readonly below: ReadonlyMap<string, Sourced>;
   readonly above: ReadonlyMap<string, Sourced>;
 }
 
+/** Reads the input layers; reports keys no section of the role claims. */
 async function gatherEntries(role: RoleName, options: LoadOptions): Promise<Layers> {
   const sections = ROLE_SECTIONS[role];
   const claimed = (key: string) => sections.some((s) => claims(s, key));
@@ -163,7 +164,7 @@ function layered(layers: Layers, runtime: ReadonlyMap<string, Sourced> = new Map
   return new Map([...layers.below, ...runtime, ...layers.above]);
 }
 
-/** Validates sections against one set of entries, collecting every problem before throwing. */
+/** The problems of one load, each reported once. */
 class Problems {
   readonly list: ConfigProblem[] = [];
   // Sections shared by several roles of `start` are validated more than once; report once.
@@ -177,6 +178,7 @@ class Problems {
   }
 }
 
+/** Validates sections against one set of entries, collecting every problem before throwing. */
 class Validator {
   readonly values = new Map<Section, Readonly<Record<string, unknown>>>();
   private readonly raw: ReadonlyMap<string, string>;
