@@ -7,6 +7,7 @@ import type { BrokerConfig } from "../src/config/broker-config.ts";
 import type { MessageStoreConfig } from "../src/config/message-store-config.ts";
 import type { NettyClientConfig, NettyServerConfig } from "../src/config/netty-config.ts";
 import type { RocketbunBrokerConfig } from "../src/config/rocketbun-config.ts";
+import type { RuntimeChanges } from "../src/config/runtime-changes.ts";
 import type { HostAddress } from "../src/protocol/message/host-address.ts";
 import type { RemotingEndpoint } from "../src/remoting/endpoint.ts";
 import type { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
@@ -38,6 +39,8 @@ export interface BrokerContext {
   readonly endpoint: () => RemotingEndpoint;
   /** Settings an admin may change at run time (UPDATE_BROKER_CONFIG). */
   readonly runtime: { brokerPermission: number };
+  /** Keys UPDATE_BROKER_CONFIG changed, kept in brokerConfigPath for the next start. */
+  readonly runtimeChanges: RuntimeChanges;
   /** Called after `runtime` changed, so the broker re-registers with the new permission. */
   readonly onRuntimeChanged: () => void;
   /** ACL 1.0 when aclEnable is on (its requests answer "not enabled" otherwise). */

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { PlainAcl } from "../src/acl/plain-acl.ts";
 import type { BrokerRoleConfig } from "../src/config/role-config.ts";
+import { RuntimeChanges } from "../src/config/runtime-changes.ts";
 import { logger as componentLogger } from "../src/log.ts";
 import { NotifyConsumerIdsChangedRequestHeader } from "../src/protocol/headers/client.ts";
 import { parseHostAddress } from "../src/protocol/message/index.ts";
@@ -66,7 +67,21 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   const clients = new ClientManager();
   const longPoll = new LongPollService(config.limits.heldPullsMax);
   const runtime = { brokerPermission: bc.brokerPermission };
-  const topics = new TopicManager({ ...bc, brokerPermission: bc.brokerPermission }, topicConfigs);
+  const runtimeChanges = new RuntimeChanges({
+    path: bc.brokerConfigPath,
+    initial: config.runtimeChanges,
+    log: log.child({ part: "config" }),
+  });
+  // Registrations cap topic permissions by the broker's, as UPDATE_BROKER_CONFIG last set it.
+  const topics = new TopicManager(
+    {
+      ...bc,
+      get brokerPermission() {
+        return runtime.brokerPermission;
+      },
+    },
+    topicConfigs,
+  );
   const netty = config.nettyServer;
   const serverOptions = {
     bindAddress: netty.bindAddress,
@@ -138,6 +153,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     stats: new BrokerStats(),
     endpoint: () => server.endpoint,
     runtime,
+    runtimeChanges,
     onRuntimeChanged: () => void registration?.registerAll(),
     acl,
     log,
@@ -184,6 +200,13 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       return brokerAddr;
     },
     async start() {
+      const changed = runtimeChanges.entries();
+      if (changed.length > 0) {
+        log.info(
+          { path: runtimeChanges.path, keys: changed.map(([k]) => k) },
+          "run-time config changes applied",
+        );
+      }
       // Before the ports open, so no request is ever served without the file's accounts.
       await acl?.open();
       acl?.startWatching();
@@ -231,7 +254,12 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();
       await server.stop();
-      await Promise.all([offsets.shutdown(), groups.shutdown(), topicConfigs.shutdown()]);
+      await Promise.all([
+        offsets.shutdown(),
+        groups.shutdown(),
+        topicConfigs.shutdown(),
+        runtimeChanges.close(),
+      ]);
       await store.shutdown();
       await outer.shutdown();
     },

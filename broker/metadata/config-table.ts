@@ -1,20 +1,38 @@
 /**
- * Base of the persisted config tables: a JSON file under `<storePathRootDir>/config/`, a dirty
- * flag, and persistence on demand, periodically and on shutdown (spec §8.10).
+ * Base of the persisted config tables: a JSON file under `<storePathRootDir>/config/`, written on
+ * demand, periodically and on shutdown (spec §8.10). A failed write leaves the previous file whole
+ * and is retried with the table as it is then.
  */
+import { basename } from "node:path";
+import { StateFile, type StateWriter } from "../../src/config/state-file.ts";
 import type { Logger } from "../../src/log.ts";
-import { readJsonFile, writeJsonFile } from "./json-file.ts";
+import { readJsonFile, renderJson, writeJsonFile } from "./json-file.ts";
+
+export interface ConfigTableOptions {
+  /** Replaces writeJsonFile, so tests can make writes fail. */
+  readonly write?: StateWriter;
+  readonly retryMs?: number;
+}
 
 export abstract class ConfigTable {
-  protected dirty = false;
   private timer: ReturnType<typeof setInterval> | undefined;
-  private persisting: Promise<void> | undefined;
+  private readonly file: StateFile;
 
   constructor(
     readonly path: string,
     protected readonly log: Logger,
     protected readonly now: () => number = Date.now,
-  ) {}
+    options: ConfigTableOptions = {},
+  ) {
+    this.file = new StateFile({
+      path,
+      render: () => renderJson(this.encode()),
+      log,
+      what: basename(path),
+      write: options.write ?? writeJsonFile,
+      retryMs: options.retryMs,
+    });
+  }
 
   /** Fills the table from the parsed file content (undefined when there is no file). */
   protected abstract decode(raw: unknown): void;
@@ -23,39 +41,28 @@ export abstract class ConfigTable {
 
   async load(): Promise<void> {
     this.decode(await readJsonFile(this.path));
-    this.dirty = false;
   }
 
   protected markDirty(): void {
-    this.dirty = true;
+    this.file.markDirty();
   }
 
-  /** Writes the file if anything changed since the last write. */
-  async persist(): Promise<void> {
-    while (this.persisting) await this.persisting;
-    if (!this.dirty) return;
-    this.dirty = false;
-    this.persisting = writeJsonFile(this.path, this.encode())
-      .catch((err) => {
-        this.dirty = true;
-        throw err;
-      })
-      .finally(() => {
-        this.persisting = undefined;
-      });
-    await this.persisting;
+  /**
+   * Writes the file if anything changed since the last write. Resolves false when the write
+   * failed; the change stays in memory and a retry is scheduled.
+   */
+  persist(): Promise<boolean> {
+    return this.file.save();
   }
 
   startPersisting(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      this.persist().catch((err) => this.log.error({ err, path: this.path }, "config persist failed"));
-    }, intervalMs);
+    this.timer = setInterval(() => void this.persist(), intervalMs);
     this.timer.unref?.();
   }
 
-  /** Stops the timer and writes any last change. */
-  async shutdown(): Promise<void> {
+  /** Stops the timers and writes any last change; false when that last write failed. */
+  async shutdown(): Promise<boolean> {
     clearInterval(this.timer);
-    await this.persist();
+    return this.file.close();
   }
 }

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
-import { ConfigTable } from "./config-table.ts";
+import { ConfigTable, type ConfigTableOptions } from "./config-table.ts";
 
 const SEP = "@";
 
@@ -12,8 +12,13 @@ export class ConsumerOffsets extends ConfigTable {
   /** `topic@group` → queueId → offset. */
   readonly table = new Map<string, Map<number, number>>();
 
-  constructor(storePathRootDir: string, log: Logger, now: () => number = Date.now) {
-    super(join(storePathRootDir, "config", "consumerOffset.json"), log, now);
+  constructor(
+    storePathRootDir: string,
+    log: Logger,
+    now: () => number = Date.now,
+    options: ConfigTableOptions = {},
+  ) {
+    super(join(storePathRootDir, "config", "consumerOffset.json"), log, now, options);
   }
 
   protected decode(raw: unknown): void {

@@ -4,13 +4,18 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
-import { ConfigTable } from "./config-table.ts";
+import { ConfigTable, type ConfigTableOptions } from "./config-table.ts";
 
 export class DelayOffsets extends ConfigTable {
   readonly table = new Map<number, number>();
 
-  constructor(storePathRootDir: string, log: Logger, now: () => number = Date.now) {
-    super(join(storePathRootDir, "config", "delayOffset.json"), log, now);
+  constructor(
+    storePathRootDir: string,
+    log: Logger,
+    now: () => number = Date.now,
+    options: ConfigTableOptions = {},
+  ) {
+    super(join(storePathRootDir, "config", "delayOffset.json"), log, now, options);
   }
 
   protected decode(raw: unknown): void {

@@ -3,9 +3,8 @@
  * unquoted, `{0:12}`), written atomically: temp file + fsync + rename, the previous version
  * kept as `<name>.bak`, which is read when the main file is missing, empty or unparsable.
  */
-import { constants } from "node:fs";
-import { copyFile, mkdir, open, readFile, rename } from "node:fs/promises";
-import { dirname } from "node:path";
+import { readFile } from "node:fs/promises";
+import { atomicWriteFile } from "../../src/config/atomic-file.ts";
 
 /** Quotes bare keys (`{0:1}` → `{"0":1}`) outside strings, then parses as JSON. */
 export function parseLenientJson(text: string): unknown {
@@ -49,23 +48,12 @@ export async function readJsonFile(path: string): Promise<unknown> {
   return (await tryRead(path)) ?? (await tryRead(`${path}.bak`));
 }
 
-/** Writes `value` as JSON so that a crash at any moment leaves a readable file or `.bak`. */
-export async function writeJsonFile(path: string, value: unknown): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp`;
-  const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
-  try {
-    await fh.writeFile(JSON.stringify(value, null, "\t"));
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await copyFile(path, `${path}.bak`).catch(() => {});
-  await rename(tmp, path);
-  const dir = await open(dirname(path), "r");
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+/** The JSON text of a config file, tab-indented so that people can read it. */
+export function renderJson(value: unknown): string {
+  return JSON.stringify(value, null, "\t");
+}
+
+/** Replaces the file with `data` so that a crash at any moment leaves a readable file or `.bak`. */
+export function writeJsonFile(path: string, data: string | Uint8Array): Promise<void> {
+  return atomicWriteFile(path, data, { backup: true });
 }

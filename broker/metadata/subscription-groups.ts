@@ -8,7 +8,7 @@ import {
   type SubscriptionGroupConfig,
   subscriptionGroupConfig,
 } from "../../src/protocol/body/subscription-group.ts";
-import { ConfigTable } from "./config-table.ts";
+import { ConfigTable, type ConfigTableOptions } from "./config-table.ts";
 import { type DataVersion, newDataVersion, nextDataVersion, readDataVersion } from "./data-version.ts";
 
 export { type SubscriptionGroupConfig, subscriptionGroupConfig };
@@ -28,8 +28,13 @@ export class SubscriptionGroups extends ConfigTable {
   readonly table = new Map<string, SubscriptionGroupConfig>();
   dataVersion: DataVersion;
 
-  constructor(storePathRootDir: string, log: Logger, now: () => number = Date.now) {
-    super(join(storePathRootDir, "config", "subscriptionGroup.json"), log, now);
+  constructor(
+    storePathRootDir: string,
+    log: Logger,
+    now: () => number = Date.now,
+    options: ConfigTableOptions = {},
+  ) {
+    super(join(storePathRootDir, "config", "subscriptionGroup.json"), log, now, options);
     this.dataVersion = newDataVersion(now());
   }
 

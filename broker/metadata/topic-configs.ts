@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
 import { type TopicConfig, topicConfig } from "../../src/protocol/route/topic-config.ts";
-import { ConfigTable } from "./config-table.ts";
+import { ConfigTable, type ConfigTableOptions } from "./config-table.ts";
 import { type DataVersion, newDataVersion, nextDataVersion, readDataVersion } from "./data-version.ts";
 
 export type { TopicConfig };
@@ -27,8 +27,13 @@ export class TopicConfigs extends ConfigTable {
   readonly table = new Map<string, TopicConfig>();
   dataVersion: DataVersion;
 
-  constructor(storePathRootDir: string, log: Logger, now: () => number = Date.now) {
-    super(join(storePathRootDir, "config", "topics.json"), log, now);
+  constructor(
+    storePathRootDir: string,
+    log: Logger,
+    now: () => number = Date.now,
+    options: ConfigTableOptions = {},
+  ) {
+    super(join(storePathRootDir, "config", "topics.json"), log, now, options);
     this.dataVersion = newDataVersion(now());
   }
 
@@ -53,16 +58,18 @@ export class TopicConfigs extends ConfigTable {
 
   put(cfg: TopicConfig): void {
     this.table.set(cfg.topicName, { ...cfg, attributes: { ...cfg.attributes } });
-    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
-    this.markDirty();
+    this.nextVersion();
   }
 
   delete(topic: string): boolean {
     const had = this.table.delete(topic);
-    if (had) {
-      this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
-      this.markDirty();
-    }
+    if (had) this.nextVersion();
     return had;
+  }
+
+  /** A new data version, so that NameServers take the next registration as a change. */
+  nextVersion(): void {
+    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
+    this.markDirty();
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Broker-level administration: GET_BROKER_RUNTIME_INFO (28, spec broker §12), GET_BROKER_CONFIG (26),
- * UPDATE_BROKER_CONFIG (25). Only keys that are safe to change at run time may be updated.
+ * UPDATE_BROKER_CONFIG (25). Only keys that are safe to change at run time may be updated; the
+ * changes are kept in brokerConfigPath (never the operator's -c file) and applied at the next start.
  */
 import { parseProperties } from "../../src/config/properties.ts";
+import { BROKER_PATH_KEYS, blackListOf } from "../../src/config/runtime-changes.ts";
 import { encodeKVTable } from "../../src/protocol/route/bodies.ts";
 import { isValidPerm } from "../../src/protocol/route/perm.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
@@ -115,13 +117,17 @@ export function adminBrokerProcessors(ctx: BrokerContext): ProcessorTableEntry[]
     ],
     [
       RequestCode.UPDATE_BROKER_CONFIG,
-      (req) => {
+      async (req) => {
         const text = new TextDecoder().decode(req.body ?? new Uint8Array());
         let entries: Map<string, string>;
         try {
           entries = parseProperties(text, "UPDATE_BROKER_CONFIG body");
         } catch (err) {
           throw new RemotingError(ResponseCode.SYSTEM_ERROR, (err as Error).message);
+        }
+        const black = blackListOf(ctx.brokerConfig.configBlackList, BROKER_PATH_KEYS);
+        if ([...entries.keys()].some((key) => black.has(key))) {
+          throw new RemotingError(ResponseCode.NO_PERMISSION, "Can not update config in black list.");
         }
         for (const key of entries.keys()) {
           if (!UPDATABLE.has(key)) {
@@ -141,7 +147,11 @@ export function adminBrokerProcessors(ctx: BrokerContext): ProcessorTableEntry[]
             );
           }
           ctx.runtime.brokerPermission = n;
+          ctx.runtimeChanges.set([["brokerPermission", String(n)]]);
+          ctx.topics.permissionChanged();
           ctx.onRuntimeChanged();
+          // In effect now; a failed write is logged and retried (Java logs and answers SUCCESS too).
+          await ctx.runtimeChanges.save();
         }
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },

@@ -6,7 +6,12 @@
 import { encodeQueueKeyedTable } from "../../src/protocol/body/queue-keyed.ts";
 import { CreateTopicRequestHeader, TopicRequestHeader } from "../../src/protocol/headers/admin.ts";
 import { isValidPerm } from "../../src/protocol/route/perm.ts";
-import { topicConfig } from "../../src/protocol/route/topic-config.ts";
+import {
+  DEFAULT_FILTER_TYPE,
+  isTopicFilterType,
+  TOPIC_FILTER_TYPES,
+  topicConfig,
+} from "../../src/protocol/route/topic-config.ts";
 import { topicNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
@@ -14,6 +19,7 @@ import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { queueNumsProblem } from "../topics/topic-validator.ts";
 
 const encoder = new TextEncoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));
@@ -32,22 +38,25 @@ export function adminTopicProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
             `The topic[${h.topic}] is conflict with system topic.`,
           );
         }
-        if (
-          h.readQueueNums < 0 ||
-          h.writeQueueNums < 0 ||
-          h.readQueueNums > 1024 ||
-          h.writeQueueNums > 1024
-        ) {
-          throw new RemotingError(ResponseCode.INVALID_PARAMETER, "queue nums must be within 0..1024");
+        const queues = queueNumsProblem(h.readQueueNums, h.writeQueueNums);
+        if (queues) throw new RemotingError(ResponseCode.INVALID_PARAMETER, queues);
+        if (!isValidPerm(h.perm)) {
+          // Java's admin client refuses this itself (Validators.checkTopicConfig), with this code and text.
+          throw new RemotingError(ResponseCode.NO_PERMISSION, `topicPermission value: ${h.perm} is invalid.`);
         }
-        if (!isValidPerm(h.perm))
-          throw new RemotingError(ResponseCode.INVALID_PARAMETER, `illegal perm ${h.perm}`);
+        const filterType = h.topicFilterType ?? DEFAULT_FILTER_TYPE;
+        if (!isTopicFilterType(filterType)) {
+          throw new RemotingError(
+            ResponseCode.INVALID_PARAMETER,
+            `topicFilterType[${filterType}] is illegal, it must be one of ${TOPIC_FILTER_TYPES.join(", ")}`,
+          );
+        }
         await ctx.topics.put(
           topicConfig(h.topic, {
             readQueueNums: h.readQueueNums,
             writeQueueNums: h.writeQueueNums,
             perm: h.perm,
-            topicFilterType: h.topicFilterType === "MULTI_TAG" ? "MULTI_TAG" : "SINGLE_TAG",
+            topicFilterType: filterType,
             topicSysFlag: h.topicSysFlag ?? 0,
             order: h.order ?? false,
           }),

@@ -8,6 +8,7 @@ import {
   GetConsumerListByGroupRequestHeader,
   UnregisterClientRequestHeader,
 } from "../../src/protocol/headers/client.ts";
+import { DEFAULT_PERM, TopicSysFlag } from "../../src/protocol/route/perm.ts";
 import { groupNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
@@ -32,20 +33,27 @@ export function clientManageProcessors(ctx: BrokerContext): ProcessorTableEntry[
           version: req.version,
           lastUpdate: now,
         };
+        const accepted = [];
         for (const consumer of hb.consumerDataSet) {
           if (groupNameProblem(consumer.groupName)) continue;
           const group = ctx.groups.findOrCreate(
             consumer.groupName,
             ctx.brokerConfig.autoCreateSubscriptionGroup,
           );
-          if (!group) continue;
-          // Every clustering consumer also consumes its group's retry topic (spec §8.5 step 2).
-          await ctx.topics.createIfAbsent(
-            retryTopicOf(consumer.groupName),
-            group.retryQueueNums,
-            6,
-            consumer.unitMode ? 1 : 0,
-          );
+          if (group) accepted.push({ consumer, group });
+        }
+        // Every clustering consumer also consumes its group's retry topic (spec §8.5 step 2). All
+        // are created with one write of topics.json: a heartbeat may name thousands of groups.
+        await ctx.topics.createAllIfAbsent(
+          accepted.map(({ consumer, group }) => ({
+            topic: retryTopicOf(consumer.groupName),
+            queueNums: group.retryQueueNums,
+            perm: DEFAULT_PERM,
+            // Java marks a unit consumer's retry topic UNIT_SUB, not UNIT.
+            topicSysFlag: consumer.unitMode ? TopicSysFlag.FLAG_UNIT_SUB : 0,
+          })),
+        );
+        for (const { consumer } of accepted) {
           ctx.clients.registerConsumer({
             group: consumer.groupName,
             channel,

@@ -22,7 +22,7 @@ import {
   parseHostAddress,
   pickCanonical,
 } from "../../src/protocol/message/index.ts";
-import { isWriteable } from "../../src/protocol/route/perm.ts";
+import { buildTopicSysFlag, DEFAULT_PERM, isWriteable } from "../../src/protocol/route/perm.ts";
 import { NOT_ALLOWED_SEND_TOPICS, topicNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
@@ -104,9 +104,18 @@ async function createTopicAndPickQueue(
   h: SendMessageRequestHeader,
   rc: RequestContext,
 ): Promise<number> {
-  const sysFlag = h.unitMode ? 1 : 0;
+  if (h.defaultTopicQueueNums < 1) {
+    // Java clamps this to 0 and stores a topic with no queue, which every later send then fails on.
+    throw new RemotingError(
+      ResponseCode.INVALID_PARAMETER,
+      `request defaultTopicQueueNums[${h.defaultTopicQueueNums}] is illegal, topic[${h.topic}] is not created, producer ${rc.connection.remoteAddress}`,
+    );
+  }
+  // Java's unit flags: a retry topic is UNIT_SUB, any other topic UNIT.
+  const sysFlag = h.unitMode ? buildTopicSysFlag(!isRetryTopic(h.topic), isRetryTopic(h.topic)) : 0;
   let topic = await ctx.topics.createInSendMessage(h.topic, h.defaultTopic, h.defaultTopicQueueNums, sysFlag);
-  if (!topic && isRetryTopic(h.topic)) topic = await ctx.topics.createIfAbsent(h.topic, 1, 6, sysFlag);
+  if (!topic && isRetryTopic(h.topic))
+    topic = await ctx.topics.createIfAbsent(h.topic, 1, DEFAULT_PERM, sysFlag);
   if (!topic) {
     throw new RemotingError(
       ResponseCode.TOPIC_NOT_EXIST,

@@ -31,6 +31,14 @@ export interface TopicManagerOptions {
   brokerPermission: number;
 }
 
+/** A topic createAllIfAbsent makes: as many read as write queues. */
+export interface TopicSpec {
+  readonly topic: string;
+  readonly queueNums: number;
+  readonly perm: number;
+  readonly topicSysFlag?: number;
+}
+
 export type TopicChangedListener = (topic: TopicConfig | null, name: string) => void;
 
 const RW = PermName.PERM_READ | PermName.PERM_WRITE;
@@ -95,6 +103,15 @@ export class TopicManager {
     return isSystemTopic(topic, this.systemNames);
   }
 
+  /**
+   * The broker's permission changed (UPDATE_BROKER_CONFIG): as Java does, the data version moves
+   * on, or NameServers would keep the routes of the previous registration.
+   */
+  permissionChanged(): void {
+    this.table.nextVersion();
+    void this.table.persist();
+  }
+
   /** What the broker registers: every topic, its permission capped by the broker's (spec §11.1). */
   registrationWrapper(): TopicConfigSerializeWrapper {
     const cap = this.options.brokerPermission;
@@ -111,7 +128,9 @@ export class TopicManager {
 
   /**
    * Auto-creation on send (spec §1.5): from the template if it exists and inherits; queue count is
-   * min(requested, template write queues); permission is the template's without INHERIT.
+   * min(requested, template write queues); permission is the template's without INHERIT. Unlike
+   * Java, which clamps to 0 and stores a topic nobody can use, nothing is created when that count
+   * is below 1 (the sender checks the requested count first, to say why).
    */
   async createInSendMessage(
     topic: string,
@@ -126,7 +145,8 @@ export class TopicManager {
     let perm = template.perm;
     if (defaultTopic === AUTO_CREATE_TOPIC_KEY_TOPIC && !this.options.autoCreateTopicEnable) perm = RW;
     if ((perm & PermName.PERM_INHERIT) === 0) return undefined;
-    const queueNums = Math.max(0, Math.min(requestedQueueNums, template.writeQueueNums));
+    const queueNums = Math.min(requestedQueueNums, template.writeQueueNums);
+    if (queueNums < 1) return undefined;
     const created = topicConfig(topic, {
       readQueueNums: queueNums,
       writeQueueNums: queueNums,
@@ -138,26 +158,51 @@ export class TopicManager {
     return created;
   }
 
-  /** `%RETRY%<group>` and `%DLQ%<group>` topics: created once with the given queue count, perm RW. */
+  /** `%RETRY%<group>` and `%DLQ%<group>` topics: created once with the given queue count and perm. */
   async createIfAbsent(
     topic: string,
     queueNums: number,
     perm: number,
     topicSysFlag = 0,
   ): Promise<TopicConfig> {
-    const existing = this.table.get(topic);
-    if (existing) return existing;
-    const created = topicConfig(topic, {
-      readQueueNums: queueNums,
-      writeQueueNums: queueNums,
-      perm,
-      topicSysFlag,
-    });
-    await this.put(created);
-    return created;
+    const [config] = await this.createAllIfAbsent([{ topic, queueNums, perm, topicSysFlag }]);
+    return config!;
   }
 
-  /** Creates or overwrites a topic (UPDATE_AND_CREATE_TOPIC). */
+  /**
+   * Many such topics with one write of the table: a heartbeat may name thousands of groups, and
+   * writing the whole table once per new group would take time quadratic in their number.
+   */
+  async createAllIfAbsent(specs: readonly TopicSpec[]): Promise<TopicConfig[]> {
+    const configs: TopicConfig[] = [];
+    const created: TopicConfig[] = [];
+    for (const spec of specs) {
+      const existing = this.table.get(spec.topic);
+      if (existing) {
+        configs.push(existing);
+        continue;
+      }
+      const config = topicConfig(spec.topic, {
+        readQueueNums: spec.queueNums,
+        writeQueueNums: spec.queueNums,
+        perm: spec.perm,
+        topicSysFlag: spec.topicSysFlag ?? 0,
+      });
+      this.table.put(config);
+      created.push(config);
+      configs.push(config);
+    }
+    if (created.length > 0) {
+      await this.table.persist();
+      for (const config of created) this.onChanged(config, config.topicName);
+    }
+    return configs;
+  }
+
+  /**
+   * Creates or overwrites a topic (UPDATE_AND_CREATE_TOPIC). The change is in effect at once; a
+   * failed write of topics.json is retried by the table (it logs the failure).
+   */
   async put(tc: TopicConfig): Promise<void> {
     this.table.put(tc);
     await this.table.persist();

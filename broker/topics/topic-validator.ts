@@ -30,3 +30,26 @@ export function retryTopicOf(group: string): string {
 export function isSystemTopic(topic: string, extra: ReadonlySet<string> = new Set()): boolean {
   return SYSTEM_TOPICS.has(topic) || topic.startsWith("rmq_sys_") || extra.has(topic);
 }
+
+/** The most queues a topic may have (BenchmarkTest, the largest system topic, has this many). */
+export const TOPIC_QUEUE_NUMS_MAX = 1024;
+
+/**
+ * What is wrong with an admin's queue counts, or undefined. Java checks nothing here; we refuse
+ * what cannot work: a negative or huge count, or a topic with no queue at all (one side at 0 is
+ * the usual way to drain or fill a topic while resizing it).
+ */
+export function queueNumsProblem(readQueueNums: number, writeQueueNums: number): string | undefined {
+  for (const [name, n] of [
+    ["readQueueNums", readQueueNums],
+    ["writeQueueNums", writeQueueNums],
+  ] as const) {
+    if (n < 0 || n > TOPIC_QUEUE_NUMS_MAX) {
+      return `${name}[${n}] is illegal, it must be within 0..${TOPIC_QUEUE_NUMS_MAX}`;
+    }
+  }
+  if (readQueueNums === 0 && writeQueueNums === 0) {
+    return "readQueueNums and writeQueueNums are both 0: the topic would have no queue";
+  }
+  return undefined;
+}

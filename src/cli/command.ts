@@ -60,7 +60,9 @@ export function envNotes(names: readonly string[]): string {
   return [
     "Environment:",
     ...names.map((n) => `  ${n.padEnd(width)}${ENV_DOCS[n] ?? ""}`),
-    "Precedence: defaults < NAMESRV_ADDR, ROCKETMQ_HOME < file < ROCKETBUN_* < flags.",
+    "Precedence: defaults < NAMESRV_ADDR, ROCKETMQ_HOME < file < run-time changes < ROCKETBUN_* < flags.",
+    "Run-time changes (UPDATE_NAMESRV_CONFIG, UPDATE_BROKER_CONFIG) are kept in configStorePath and",
+    "brokerConfigPath, never in the file; delete a line there to go back to the file's value.",
   ].join("\n");
 }
 

@@ -44,7 +44,11 @@ export const roleStarters: RoleStarters = Object.freeze({
 export const localServers = new LocalServers();
 
 async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
-  const ns = createNameServer({ namesrv: config.namesrv, server: config.nettyServer });
+  const ns = createNameServer({
+    namesrv: config.namesrv,
+    server: config.nettyServer,
+    runtimeChanges: config.runtimeChanges,
+  });
   // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
   console.log(await ns.start());
   const addresses = [`127.0.0.1:${ns.port}`, `localhost:${ns.port}`];

@@ -3,6 +3,7 @@
  * their defaults. Java keys RocketBun does not model are accepted and ignored (java-ignored-keys.ts).
  */
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { checkAddressList } from "./checks.ts";
 import { BROKER_CONFIG_IGNORED_KEYS } from "./java-ignored-keys.ts";
 import { type ConfigOf, defineSection } from "./schema.ts";
@@ -17,6 +18,13 @@ export const DEFAULT_REGISTER_NAME_SERVER_PERIOD_MS = 30_000;
 export const DEFAULT_REGISTER_BROKER_TIMEOUT_MS = 24_000;
 export const DEFAULT_TRACE_TOPIC = "RMQ_SYS_TRACE_TOPIC";
 export const DEFAULT_REGION_ID = "DefaultRegion";
+
+/**
+ * `<storePathRootDir>/config/broker-runtime.properties`: the keys UPDATE_BROKER_CONFIG changed. Not
+ * Java's `broker.properties`, which a Java broker fills with every key, so that one is never applied.
+ */
+export const brokerConfigPathUnder = (storePathRootDir: string): string =>
+  join(storePathRootDir, "config", "broker-runtime.properties");
 
 const NO_EFFECT = "accepted for compatibility with RocketMQ files; no effect in RocketBun";
 const CPUS = availableParallelism();
@@ -65,7 +73,7 @@ export const brokerConfig = defineSection(
     brokerConfigPath: {
       type: "string",
       default: "",
-      doc: "where UPDATE_BROKER_CONFIG persists; the -c file, else <storePathRootDir>/config/broker.properties",
+      doc: "where UPDATE_BROKER_CONFIG keeps the keys it changed, applied over the -c file at start; defaults to <storePathRootDir>/config/broker-runtime.properties, never the -c file",
     },
     brokerPermission: {
       type: "int",

@@ -4,7 +4,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { brokerConfig, DEFAULT_BROKER_NAME, DEFAULT_BROKER_PORT } from "./broker-config.ts";
+import {
+  brokerConfig,
+  brokerConfigPathUnder,
+  DEFAULT_BROKER_NAME,
+  DEFAULT_BROKER_PORT,
+} from "./broker-config.ts";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
 import { gatewayConfig } from "./gateway-config.ts";
 import { detectHost, type HostFacts } from "./host.ts";
@@ -26,6 +31,8 @@ import {
   type RoleConfigs,
   type RoleName,
 } from "./role-config.ts";
+import { BROKER_PATH_KEYS, NAMESRV_PATH_KEYS } from "./runtime-changes.ts";
+import { NO_RUNTIME, type RuntimeLayers, readRuntimeLayer, type Sourced } from "./runtime-layer.ts";
 import {
   claims,
   defaultsOf,
@@ -84,11 +91,6 @@ const ROCKETBUN_ENV: { readonly [R in RoleName]: Readonly<Record<string, string>
   },
 };
 
-interface Sourced {
-  readonly value: string;
-  readonly origin: string;
-}
-
 function describeReadError(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === "ENOENT") return "config file not found";
@@ -114,15 +116,25 @@ export async function readConfigFile(file: string): Promise<PropertyEntry[]> {
   return parsePropertyEntries(text, file);
 }
 
-/** Merges the input layers, lowest first; reports keys no section of the role claims. */
-async function gatherEntries(role: RoleName, options: LoadOptions): Promise<Map<string, Sourced>> {
+/**
+ * The input layers: `below` the run-time changes (Java's variables, the file) and `above` them
+ * (ROCKETBUN_* variables, command-line overrides).
+ */
+interface Layers {
+  readonly below: ReadonlyMap<string, Sourced>;
+  readonly above: ReadonlyMap<string, Sourced>;
+}
+
+/** Reads the input layers; reports keys no section of the role claims. */
+async function gatherEntries(role: RoleName, options: LoadOptions): Promise<Layers> {
   const sections = ROLE_SECTIONS[role];
   const claimed = (key: string) => sections.some((s) => claims(s, key));
   const env = options.env ?? process.env;
-  const merged = new Map<string, Sourced>();
+  const below = new Map<string, Sourced>();
+  const above = new Map<string, Sourced>();
   const unknown: ConfigProblem[] = [];
-  const put = (key: string, value: string, origin: string, strict: boolean) => {
-    if (claimed(key)) merged.set(key, { value, origin });
+  const put = (layer: Map<string, Sourced>, key: string, value: string, origin: string, strict: boolean) => {
+    if (claimed(key)) layer.set(key, { value, origin });
     else if (strict) unknown.push({ origin, key, message: `unknown key${suggestKey(key, sections)}` });
   };
 
@@ -130,40 +142,56 @@ async function gatherEntries(role: RoleName, options: LoadOptions): Promise<Map<
     const value = env[name];
     // Inside `start` the broker and gateway talk to the embedded NameServer, not to NAMESRV_ADDR.
     if (value && !(role === "start" && name === "NAMESRV_ADDR")) {
-      put(key, value, `environment variable ${name}`, false);
+      put(below, key, value, `environment variable ${name}`, false);
     }
   }
   if (options.file !== undefined) {
     for (const e of await readConfigFile(options.file))
-      put(e.key, e.value, `${options.file}:${e.line}`, true);
+      put(below, e.key, e.value, `${options.file}:${e.line}`, true);
   }
   for (const [name, key] of Object.entries(ROCKETBUN_ENV[role])) {
     const value = env[name];
-    if (value) put(key, value, `environment variable ${name}`, true);
+    if (value) put(above, key, value, `environment variable ${name}`, true);
   }
-  for (const [key, value] of Object.entries(options.overrides ?? {})) put(key, value, "command line", true);
+  for (const [key, value] of Object.entries(options.overrides ?? {}))
+    put(above, key, value, "command line", true);
 
   if (unknown.length > 0) throw new ConfigError(unknown);
-  return merged;
+  return { below, above };
 }
 
-/** Validates sections against one set of entries, collecting every problem before throwing. */
-class Validator {
-  readonly problems: ConfigProblem[] = [];
+function layered(layers: Layers, runtime: ReadonlyMap<string, Sourced> = new Map()): Map<string, Sourced> {
+  return new Map([...layers.below, ...runtime, ...layers.above]);
+}
+
+/** The problems of one load, each reported once. */
+class Problems {
+  readonly list: ConfigProblem[] = [];
   // Sections shared by several roles of `start` are validated more than once; report once.
   private readonly reported = new Set<string>();
-  readonly values = new Map<Section, Readonly<Record<string, unknown>>>();
-  private readonly raw: ReadonlyMap<string, string>;
-
-  constructor(private readonly entries: ReadonlyMap<string, Sourced>) {
-    this.raw = new Map([...entries].map(([k, s]) => [k, s.value]));
-  }
 
   report(problem: ConfigProblem): void {
     const id = `${problem.origin}\0${problem.key}\0${problem.message}`;
     if (this.reported.has(id)) return;
     this.reported.add(id);
-    this.problems.push(problem);
+    this.list.push(problem);
+  }
+}
+
+/** Validates sections against one set of entries, collecting every problem before throwing. */
+class Validator {
+  readonly values = new Map<Section, Readonly<Record<string, unknown>>>();
+  private readonly raw: ReadonlyMap<string, string>;
+
+  constructor(
+    private readonly entries: ReadonlyMap<string, Sourced>,
+    private readonly problems: Problems,
+  ) {
+    this.raw = new Map([...entries].map(([k, s]) => [k, s.value]));
+  }
+
+  report(problem: ConfigProblem): void {
+    this.problems.report(problem);
   }
 
   origin(key: string): string | undefined {
@@ -189,29 +217,42 @@ function haPortFor(listenPort: number): number {
   return listenPort > 0 && listenPort < 65535 ? listenPort + 1 : 0;
 }
 
+const SAME_AS_FILE =
+  "names the -c file; run-time changes are kept in a file of the role's own, never in the operator's file";
+
+/** A path key the operator set to the `-c` file itself. */
+function checkNotTheFile(v: Validator, key: string, path: string, file: string | undefined): void {
+  if (file !== undefined && resolve(path) === resolve(file)) {
+    v.report({ origin: v.origin(key), key, message: SAME_AS_FILE });
+  }
+}
+
 /** `embeddedPort`: inside `start`, the NameServer's port, which the broker's listenPort must not set. */
 function buildNamesrv(
   v: Validator,
   host: HostFacts,
   file: string | undefined,
+  runtimeChanges: ReadonlyMap<string, string>,
   embeddedPort?: number,
 ): NamesrvRoleConfig {
   const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
   const home = rocketbun.rocketbunHome;
   const namesrv = v.section(namesrvConfig, {
     kvConfigPath: kvConfigPathUnder(home),
-    configStorePath: file === undefined ? configStorePathUnder(home) : resolve(file),
+    configStorePath: configStorePathUnder(home),
   });
+  checkNotTheFile(v, "configStorePath", namesrv.configStorePath, file);
   let nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_NAMESRV_PORT });
   if (embeddedPort !== undefined) nettyServer = Object.freeze({ ...nettyServer, listenPort: embeddedPort });
   const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient });
+  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, runtimeChanges });
 }
 
 function buildBroker(
   v: Validator,
   host: HostFacts,
   file: string | undefined,
+  runtimeChanges: ReadonlyMap<string, string>,
   namesrvAddr?: string,
 ): BrokerRoleConfig {
   const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
@@ -226,9 +267,10 @@ function buildBroker(
     brokerName: host.hostName || DEFAULT_BROKER_NAME,
     brokerIP1: host.localAddress,
     brokerIP2: host.localAddress,
-    brokerConfigPath: file === undefined ? join(root, "config", "broker.properties") : resolve(file),
+    brokerConfigPath: brokerConfigPathUnder(root),
     ...(namesrvAddr === undefined ? {} : { namesrvAddr }),
   });
+  checkNotTheFile(v, "brokerConfigPath", broker.brokerConfigPath, file);
   // Java's BrokerStartup: a master is always id 0; a slave must say which slave it is.
   if (messageStore.brokerRole === "SLAVE" && broker.brokerId <= 0) {
     const origin = v.origin("brokerId") ?? v.origin("brokerRole");
@@ -239,7 +281,7 @@ function buildBroker(
   }
   const limits = v.section(rocketbunBrokerConfig);
   const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, broker, messageStore, limits, nettyServer, nettyClient });
+  return Object.freeze({ rocketbun, broker, messageStore, limits, nettyServer, nettyClient, runtimeChanges });
 }
 
 function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): GatewayRoleConfig {
@@ -249,56 +291,110 @@ function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): Gate
   return Object.freeze({ rocketbun, gateway, nettyClient });
 }
 
+interface Built {
+  readonly config: RoleConfigs[RoleName];
+  /** Each section's values, for `-p`. */
+  readonly values: ReadonlyMap<Section, Readonly<Record<string, unknown>>>;
+}
+
+/**
+ * Validates and builds the role. Under `start` the NameServer sees its own run-time changes and
+ * the broker (with the gateway) its own, each over the same file.
+ */
 function build(
   role: RoleName,
-  v: Validator,
+  layers: Layers,
+  runtime: RuntimeLayers,
   host: HostFacts,
   file: string | undefined,
-): RoleConfigs[RoleName] {
+): Built {
+  const problems = new Problems();
+  const own = new Validator(
+    layered(layers, role === "namesrv" ? runtime.namesrv.entries : runtime.broker.entries),
+    problems,
+  );
+  const done = (config: RoleConfigs[RoleName], values = own.values): Built => {
+    if (problems.list.length > 0) throw new ConfigError(problems.list);
+    return { config, values };
+  };
   switch (role) {
     case "namesrv":
-      return buildNamesrv(v, host, file);
+      return done(buildNamesrv(own, host, file, runtime.namesrv.changes));
     case "broker":
-      return buildBroker(v, host, file);
+      return done(buildBroker(own, host, file, runtime.broker.changes));
     case "gateway":
-      return buildGateway(v, host);
+      return done(buildGateway(own, host));
     case "start": {
       // The all-in-one server keeps everything under ~/rocketbun unless --home says otherwise, and,
       // being a single-machine setup, advertises loopback unless brokerIP1 is configured.
       host = { ...host, homeDir: join(host.homeDir, "rocketbun"), localAddress: "127.0.0.1" };
-      const start = v.section(startConfig);
+      const start = own.section(startConfig);
       const local = `127.0.0.1:${start.namesrvListenPort}`;
-      const namesrv = buildNamesrv(v, host, file, start.namesrvListenPort);
-      const gateway = buildGateway(v, host, local);
+      const ns = new Validator(layered(layers, runtime.namesrv.entries), problems);
+      const namesrv = buildNamesrv(ns, host, file, runtime.namesrv.changes, start.namesrvListenPort);
+      const gateway = buildGateway(own, host, local);
       // Built last so that the printed nettyServerConfig is the broker's.
-      const broker = buildBroker(v, host, file, local);
-      return Object.freeze({ rocketbun: broker.rocketbun, start, namesrv, broker, gateway });
+      const broker = buildBroker(own, host, file, runtime.broker.changes, local);
+      if (resolve(namesrv.namesrv.configStorePath) === resolve(broker.broker.brokerConfigPath)) {
+        own.report({
+          origin: own.origin("brokerConfigPath") ?? own.origin("configStorePath"),
+          key: "brokerConfigPath",
+          message: "is also configStorePath; the NameServer and the broker each need a file of their own",
+        });
+      }
+      const values = new Map(own.values);
+      values.set(namesrvConfig, ns.values.get(namesrvConfig) ?? defaultsOf(namesrvConfig));
+      return done(Object.freeze({ rocketbun: broker.rocketbun, start, namesrv, broker, gateway }), values);
+    }
+  }
+}
+
+/** Where the role's run-time changes live, as the first build found. */
+function runtimePaths(role: RoleName, config: RoleConfigs[RoleName]): { namesrv?: string; broker?: string } {
+  switch (role) {
+    case "namesrv":
+      return { namesrv: (config as NamesrvRoleConfig).namesrv.configStorePath };
+    case "broker":
+      return { broker: (config as BrokerRoleConfig).broker.brokerConfigPath };
+    case "gateway":
+      return {};
+    case "start": {
+      const c = config as RoleConfigs["start"];
+      return { namesrv: c.namesrv.namesrv.configStorePath, broker: c.broker.broker.brokerConfigPath };
     }
   }
 }
 
 /**
  * Loads a role's configuration. Precedence, lowest first: defaults, NAMESRV_ADDR / ROCKETMQ_HOME,
- * the file, ROCKETBUN_* variables, `overrides`. Throws ConfigError naming origin, key and problem.
+ * the file, the role's run-time changes (configStorePath, brokerConfigPath), ROCKETBUN_* variables,
+ * `overrides`. Throws ConfigError naming origin, key and problem.
  */
 export async function loadRoleConfig<R extends RoleName>(
   role: R,
   options: LoadOptions = {},
 ): Promise<LoadedConfig<R>> {
-  const entries = await gatherEntries(role, options);
+  const layers = await gatherEntries(role, options);
   const host = options.host ?? detectHost();
-  const v = new Validator(entries);
-  const config = build(role, v, host, options.file);
-  if (v.problems.length > 0) throw new ConfigError(v.problems);
+  // The first build finds where the run-time changes live. They may not name a path key, so the
+  // second build, with them applied, finds the same places.
+  const first = build(role, layers, NO_RUNTIME, host, options.file);
+  const paths = runtimePaths(role, first.config);
+  const runtime: RuntimeLayers = {
+    namesrv: await readRuntimeLayer(paths.namesrv, ROLE_SECTIONS.namesrv, NAMESRV_PATH_KEYS, readConfigFile),
+    broker: await readRuntimeLayer(paths.broker, ROLE_SECTIONS.broker, BROKER_PATH_KEYS, readConfigFile),
+  };
+  const changed = runtime.namesrv.changes.size > 0 || runtime.broker.changes.size > 0;
+  const { config, values } = changed ? build(role, layers, runtime, host, options.file) : first;
 
   const sections = ROLE_SECTIONS[role];
-  const ignoredKeys = [...entries.keys()]
+  const ignoredKeys = [...layered(layers).keys()]
     .filter((k) => !sections.some((s) => Object.hasOwn(s.fields, k)))
     .sort();
   return Object.freeze({
     role,
     config: config as RoleConfigs[R],
-    sections: sections.map((section) => ({ section, values: v.values.get(section) ?? defaultsOf(section) })),
+    sections: sections.map((section) => ({ section, values: values.get(section) ?? defaultsOf(section) })),
     file: options.file,
     ignoredKeys,
   });

@@ -12,8 +12,12 @@ export const DEFAULT_CONFIG_BLACK_LIST = "configBlackList;configStorePath;kvConf
 
 /** `<home>/namesrv/kvConfig.json`, Java's default KV store file. */
 export const kvConfigPathUnder = (home: string): string => join(home, "namesrv", "kvConfig.json");
-/** `<home>/namesrv/namesrv.properties`, where UPDATE_NAMESRV_CONFIG persists without `-c`. */
-export const configStorePathUnder = (home: string): string => join(home, "namesrv", "namesrv.properties");
+/**
+ * `<home>/namesrv/namesrv-runtime.properties`: the keys UPDATE_NAMESRV_CONFIG changed. Not Java's
+ * `namesrv.properties`, which a Java NameServer fills with every key, so that one is never applied.
+ */
+export const configStorePathUnder = (home: string): string =>
+  join(home, "namesrv", "namesrv-runtime.properties");
 
 const NO_EFFECT = "accepted for compatibility with RocketMQ files; no effect in RocketBun";
 
@@ -27,7 +31,7 @@ export const namesrvConfig = defineSection("namesrvConfig", {
   configStorePath: {
     type: "string",
     default: configStorePathUnder(homedir()),
-    doc: "where UPDATE_NAMESRV_CONFIG persists; set to the -c file when one is given",
+    doc: "where UPDATE_NAMESRV_CONFIG keeps the keys it changed, applied over the -c file at start; never the -c file",
   },
   productEnvName: { type: "string", default: "center", doc: "used by clusterTest mode" },
   clusterTest: { type: "bool", default: false, doc: NO_EFFECT },

@@ -27,6 +27,8 @@ export interface NamesrvRoleConfig {
   readonly namesrv: NamesrvConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
+  /** The keys UPDATE_NAMESRV_CONFIG changed before (configStorePath), already applied above. */
+  readonly runtimeChanges: ReadonlyMap<string, string>;
 }
 
 export interface BrokerRoleConfig {
@@ -36,6 +38,8 @@ export interface BrokerRoleConfig {
   readonly limits: RocketbunBrokerConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
+  /** The keys UPDATE_BROKER_CONFIG changed before (brokerConfigPath), already applied above. */
+  readonly runtimeChanges: ReadonlyMap<string, string>;
 }
 
 export interface GatewayRoleConfig {

@@ -1,11 +1,16 @@
 /**
  * The NameServer's view of its configuration: the RocketMQ keys it reads (spec remoting §7.1, §5.1),
  * typed structurally so the config loader's frozen objects fit, and a live, mutable copy that
- * UPDATE_NAMESRV_CONFIG changes and GET_NAMESRV_CONFIG prints.
+ * UPDATE_NAMESRV_CONFIG changes and GET_NAMESRV_CONFIG prints. Changed keys are kept in
+ * configStorePath, a file of the NameServer's own; the operator's `-c` file is never written.
  */
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { parseProperties, stringifyProperties } from "../config/properties.ts";
+
+import { parseProperties } from "../config/properties.ts";
+import { ROLE_SECTIONS } from "../config/role-config.ts";
+import { blackListOf, NAMESRV_PATH_KEYS, RuntimeChanges } from "../config/runtime-changes.ts";
+import { convertValue, type Field, formatValue } from "../config/schema.ts";
+import type { StateWriter } from "../config/state-file.ts";
+import type { Logger } from "../log.ts";
 
 /** NamesrvConfig keys the NameServer reads, with RocketMQ's names. */
 export interface NamesrvConfigLike {
@@ -42,15 +47,31 @@ export interface NamesrvServerConfigLike {
 export interface NameServerConfig {
   namesrv: NamesrvConfigLike;
   server: NamesrvServerConfigLike;
+  /** Keys UPDATE_NAMESRV_CONFIG changed before this start, as the loader read them. */
+  runtimeChanges?: ReadonlyMap<string, string>;
+}
+
+export interface LiveConfigDeps {
+  readonly log: Logger;
+  /** Replaces the atomic file write of configStorePath (tests make it fail). */
+  readonly write?: StateWriter;
+  readonly retryMs?: number;
 }
 
 type Scalar = string | number | boolean;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** Keys UPDATE_NAMESRV_CONFIG always refuses, whatever configBlackList says (5.2.0+). */
-const ALWAYS_BLACK_LISTED = ["configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome"];
+export type ConfigUpdateResult =
+  | { ok: true }
+  | { ok: false; code: "unparsable" | "black-listed" }
+  | { ok: false; code: "invalid"; problem: string };
 
-export type ConfigUpdateResult = { ok: true } | { ok: false; code: "unparsable" | "black-listed" };
+/** The typed field of a key the NameServer's config file may hold. */
+function fieldOf(key: string): Field | undefined {
+  for (const section of ROLE_SECTIONS.namesrv)
+    if (Object.hasOwn(section.fields, key)) return section.fields[key];
+  return undefined;
+}
 
 /**
  * The live configuration. `namesrv` and `server` start as copies of what the loader gave (every key
@@ -59,19 +80,41 @@ export type ConfigUpdateResult = { ok: true } | { ok: false; code: "unparsable" 
 export class LiveConfig {
   readonly namesrv: Mutable<NamesrvConfigLike>;
   readonly server: Mutable<NamesrvServerConfigLike>;
-  /** Keys an update named that no config object has; Java keeps and prints them too. */
+  /** Keys an update named that neither object has; Java keeps and prints them too. */
   private readonly extra = new Map<string, string>();
+  private readonly changes: RuntimeChanges;
   /** Bumped by every applied update, so cached answers that depend on config can tell. */
   version = 0;
 
-  constructor(config: NameServerConfig) {
+  constructor(config: NameServerConfig, deps: LiveConfigDeps) {
     this.namesrv = { ...config.namesrv };
     this.server = { ...config.server };
+    const initial = config.runtimeChanges ?? new Map<string, string>();
+    // The loader applied the typed keys already; the others are shown as they were recorded.
+    for (const [k, v] of initial) if (this.targetOf(k) === undefined) this.extra.set(k, v);
+    this.changes = new RuntimeChanges({
+      path: this.namesrv.configStorePath,
+      initial,
+      log: deps.log,
+      write: deps.write,
+      retryMs: deps.retryMs,
+    });
   }
 
-  private blackList(): Set<string> {
-    const configured = this.namesrv.configBlackList.split(";").map((s) => s.trim());
-    return new Set([...ALWAYS_BLACK_LISTED, ...configured.filter((s) => s !== "")]);
+  /** Where the changed keys are kept. */
+  get changesPath(): string {
+    return this.changes.path;
+  }
+
+  /** The keys changed at run time (this start and earlier ones), sorted. */
+  changed(): [string, string][] {
+    return this.changes.entries();
+  }
+
+  private targetOf(key: string): Record<string, Scalar> | undefined {
+    return [this.namesrv, this.server].find((o) => Object.hasOwn(o, key)) as
+      | Record<string, Scalar>
+      | undefined;
   }
 
   /** Every key and value, sorted by key (GET_NAMESRV_CONFIG's body, spec §7.5). */
@@ -92,8 +135,9 @@ export class LiveConfig {
   }
 
   /**
-   * Applies Java-properties text (UPDATE_NAMESRV_CONFIG). A value that does not parse as its key's
-   * type is ignored, as Java's reflective setters ignore it. Returns whether anything was refused.
+   * Applies Java-properties text (UPDATE_NAMESRV_CONFIG), all keys or none. A value is checked as
+   * the config file's would be: Java ignores one its setter cannot parse, but a value kept here
+   * must also load at the next start.
    */
   update(text: string): ConfigUpdateResult {
     let props: Map<string, string>;
@@ -102,49 +146,44 @@ export class LiveConfig {
     } catch {
       return { ok: false, code: "unparsable" };
     }
-    const black = this.blackList();
+    const black = blackListOf(this.namesrv.configBlackList, NAMESRV_PATH_KEYS);
     for (const key of props.keys()) if (black.has(key)) return { ok: false, code: "black-listed" };
+    const values = new Map<string, Scalar>();
     for (const [key, raw] of props) {
-      const target = [this.namesrv, this.server].find((o) => Object.hasOwn(o, key)) as
-        | Record<string, Scalar>
-        | undefined;
-      if (!target) {
-        this.extra.set(key, raw.trim());
+      const field = fieldOf(key);
+      if (!field) {
+        values.set(key, raw.trim());
         continue;
       }
-      const parsed = convertLike(target[key], raw.trim());
-      if (parsed !== undefined) target[key] = parsed;
+      const converted = convertValue(field, raw);
+      if ("problem" in converted)
+        return { ok: false, code: "invalid", problem: `${key}: ${converted.problem}` };
+      values.set(key, converted.value as Scalar);
     }
+    for (const [key, value] of values) {
+      const target = this.targetOf(key);
+      if (target) target[key] = value;
+      else this.extra.set(key, formatValue(value));
+    }
+    this.changes.set([...values].map(([k, v]) => [k, formatValue(v)] as const));
     this.version++;
     return { ok: true };
   }
 
-  /** Writes every entry to configStorePath (temp file, then rename). */
-  async persist(): Promise<void> {
-    const path = this.namesrv.configStorePath;
-    if (!path) return;
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.tmp`;
-    await writeFile(tmp, stringifyProperties(this.entries()));
-    await rename(tmp, path);
+  /**
+   * Writes the changed keys to configStorePath. Resolves false when that failed: the change is in
+   * effect, the failure is logged, and the write is retried with the latest changes.
+   */
+  persist(): Promise<boolean> {
+    return this.changes.save();
+  }
+
+  /** Stops retrying after one last write if the file lags. */
+  close(): Promise<boolean> {
+    return this.changes.close();
   }
 }
 
 function isScalar(v: unknown): v is Scalar {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-}
-
-const INT = /^[+-]?\d+$/;
-
-/** Converts `raw` to the type of `current`, or undefined when it does not parse. */
-function convertLike(current: Scalar | undefined, raw: string): Scalar | undefined {
-  switch (typeof current) {
-    case "number":
-      return INT.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : undefined;
-    case "boolean":
-      // Java's Boolean.parseBoolean: anything but "true" is false.
-      return raw.toLowerCase() === "true";
-    default:
-      return raw;
-  }
 }

@@ -4,6 +4,7 @@
  * that stop registering or whose connection closes, and reports Java's boot line.
  */
 import type { Logger } from "pino";
+import type { StateWriter } from "../config/state-file.ts";
 import { logger as componentLogger } from "../log.ts";
 import { RemotingServer } from "../remoting/index.ts";
 import { LiveConfig, type NameServerConfig } from "./config.ts";
@@ -25,6 +26,8 @@ export interface NameServerDeps {
   log?: Logger;
   /** The clock route liveness uses; tests pass a fake one. */
   now?: () => number;
+  /** How kvConfigPath and configStorePath are written; tests make writes fail. */
+  files?: { readonly write?: StateWriter; readonly retryMs?: number };
 }
 
 export interface NameServer {
@@ -46,7 +49,7 @@ export function bootLine(bindAddress: string, port: number): string {
 
 export function createNameServer(config: NameServerConfig, deps: NameServerDeps = {}): NameServer {
   const log = deps.log ?? componentLogger("namesrv");
-  const live = new LiveConfig(config);
+  const live = new LiveConfig(config, { log: log.child({ part: "config" }), ...deps.files });
   const n = live.namesrv;
   const routes = new RouteTable({
     log: log.child({ part: "routes" }),
@@ -54,7 +57,7 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     deleteTopicWithBrokerRegistration: () => live.namesrv.deleteTopicWithBrokerRegistration,
     now: deps.now,
   });
-  const kv = new KvConfigStore(n.kvConfigPath, log.child({ part: "kv" }));
+  const kv = new KvConfigStore(n.kvConfigPath, log.child({ part: "kv" }), deps.files);
   const server = new RemotingServer({
     name: "namesrv",
     listenPort: config.server.listenPort,
@@ -103,6 +106,13 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     async start() {
       if (n.clusterTest) log.warn("clusterTest is not supported; serving as a normal NameServer");
       await kv.load();
+      const changed = live.changed();
+      if (changed.length > 0) {
+        log.info(
+          { path: live.changesPath, keys: changed.map(([k]) => k) },
+          "run-time config changes applied",
+        );
+      }
       await server.start();
       startedAt = Date.now();
       timers.push(
@@ -117,6 +127,8 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     async stop() {
       for (const t of timers.splice(0)) clearInterval(t);
       await server.stop();
+      // Last writes of anything a failed write left behind; failures are logged by the files.
+      await Promise.all([kv.close(), live.close()]);
     },
   };
 }

@@ -1,26 +1,42 @@
 /**
  * The KV config store (spec remoting §7.6): namespace → key → value, persisted after every change
- * to `kvConfigPath` as `{"configTable":{ns:{k:v}}}` (temp file, then rename), loaded on start.
+ * to `kvConfigPath` as `{"configTable":{ns:{k:v}}}`, loaded on start. A failed write leaves the
+ * previous file whole and is retried with the table as it is then.
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
+import { StateFile, type StateWriter } from "../config/state-file.ts";
 import { asObject, asObjectOrEmpty, asString, jsonBytes, parseJson } from "../protocol/json/index.ts";
 
 /** The namespace whose entries become `orderTopicConf` (Java's NamesrvUtil.NAMESPACE_ORDER_TOPIC_CONFIG). */
 export const NAMESPACE_ORDER_TOPIC_CONFIG = "ORDER_TOPIC_CONFIG";
 
+export interface KvConfigStoreOptions {
+  /** Replaces the atomic file write (tests make it fail). */
+  readonly write?: StateWriter;
+  readonly retryMs?: number;
+}
+
 export class KvConfigStore {
   private readonly table = new Map<string, Map<string, string>>();
-  /** Persists run one after another; each writes the table as it is when it starts. */
-  private writing: Promise<void> = Promise.resolve();
+  private readonly file: StateFile;
   /** Bumped on every change, so cached route answers that include orderTopicConf can tell. */
   version = 0;
 
   constructor(
     private readonly path: string,
     private readonly log: Logger,
-  ) {}
+    options: KvConfigStoreOptions = {},
+  ) {
+    this.file = new StateFile({
+      path,
+      render: () => jsonBytes({ configTable: this.table }),
+      log,
+      what: "KV config",
+      write: options.write,
+      retryMs: options.retryMs,
+    });
+  }
 
   /** Loads the file if it exists; a missing file is an empty store, a corrupt one is an error. */
   async load(): Promise<void> {
@@ -52,23 +68,26 @@ export class KvConfigStore {
     return ns ? new Map(ns) : undefined;
   }
 
-  async put(namespace: string, key: string, value: string): Promise<void> {
+  /**
+   * Sets a value; resolves once the file holds it, or false when writing failed (the value is in
+   * effect and the write is retried, as Java's KVConfigManager logs and goes on).
+   */
+  put(namespace: string, key: string, value: string): Promise<boolean> {
     let ns = this.table.get(namespace);
     if (!ns) {
       ns = new Map();
       this.table.set(namespace, ns);
     }
     ns.set(key, value);
-    this.version++;
-    await this.persist();
+    return this.changed();
   }
 
-  async delete(namespace: string, key: string): Promise<void> {
+  /** Removes a value; resolves like `put`. */
+  delete(namespace: string, key: string): Promise<boolean> {
     const ns = this.table.get(namespace);
-    if (!ns?.delete(key)) return;
+    if (!ns?.delete(key)) return Promise.resolve(true);
     // Java leaves an emptied namespace in place; so do we (GET_KVLIST_BY_NAMESPACE then answers {}).
-    this.version++;
-    await this.persist();
+    return this.changed();
   }
 
   /** All entries, for the periodic log line. */
@@ -78,18 +97,14 @@ export class KvConfigStore {
     return out;
   }
 
-  private persist(): Promise<void> {
-    const next = this.writing.then(() => this.writeNow());
-    // A failed write must not wedge later ones; the caller still sees its own failure.
-    this.writing = next.catch(() => {});
-    return next;
+  /** Stops retrying after one last write if the file lags. */
+  close(): Promise<boolean> {
+    return this.file.close();
   }
 
-  private async writeNow(): Promise<void> {
-    const body = jsonBytes({ configTable: this.table });
-    await mkdir(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp`;
-    await writeFile(tmp, body);
-    await rename(tmp, this.path);
+  private changed(): Promise<boolean> {
+    this.version++;
+    this.file.markDirty();
+    return this.file.save();
   }
 }

@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brokerConfig } from "../../src/config/broker-config.ts";
-import { ConfigError } from "../../src/config/errors.ts";
 import { gatewayConfig } from "../../src/config/gateway-config.ts";
 import type { HostFacts } from "../../src/config/host.ts";
 import { type LoadOptions, loadRoleConfig } from "../../src/config/load.ts";
@@ -12,6 +11,7 @@ import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { nettyClientConfig, nettyServerConfig } from "../../src/config/netty-config.ts";
 import { rocketbunBrokerConfig, rocketbunConfig, startConfig } from "../../src/config/rocketbun-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
+import { configError } from "./helpers.ts";
 
 let dir = "";
 let host: HostFacts;
@@ -34,16 +34,6 @@ async function file(name: string, text: string | Uint8Array): Promise<string> {
 /** Loads with an empty environment and fixed host facts unless the test says otherwise. */
 const load = <R extends "namesrv" | "broker" | "gateway" | "start">(role: R, options: LoadOptions = {}) =>
   loadRoleConfig(role, { env: {}, host, ...options });
-
-async function configError(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (e) {
-    if (e instanceof ConfigError) return e.message;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 const BROKER_CONF = `# A typical broker.conf, as shipped in RocketMQ's distribution plus the usual edits.
 brokerClusterName = DefaultCluster
@@ -73,15 +63,16 @@ describe("namesrv", () => {
       namesrv: {
         ...defaultsOf(namesrvConfig),
         kvConfigPath: join(host.homeDir, "namesrv", "kvConfig.json"),
-        configStorePath: join(host.homeDir, "namesrv", "namesrv.properties"),
+        configStorePath: join(host.homeDir, "namesrv", "namesrv-runtime.properties"),
       },
       nettyServer: { ...defaultsOf(nettyServerConfig), listenPort: 9876 },
       nettyClient: defaultsOf(nettyClientConfig),
+      runtimeChanges: new Map(),
     });
     expect(ignoredKeys).toEqual([]);
   });
 
-  test("a namesrv.properties sets NamesrvConfig and Netty keys; configStorePath becomes the file", async () => {
+  test("a namesrv.properties sets NamesrvConfig and Netty keys; configStorePath stays a file of the NameServer's own", async () => {
     const path = await file(
       "namesrv.properties",
       "listenPort=9877\norderMessageEnable=true\nscanNotActiveBrokerInterval=10000\n" +
@@ -92,7 +83,7 @@ describe("namesrv", () => {
     expect(config.namesrv).toEqual({
       ...defaultsOf(namesrvConfig),
       kvConfigPath: "/srv/kv.json",
-      configStorePath: path,
+      configStorePath: join(host.homeDir, "namesrv", "namesrv-runtime.properties"),
       orderMessageEnable: true,
       scanNotActiveBrokerInterval: 10000,
     });
@@ -131,7 +122,7 @@ describe("broker", () => {
       namesrvAddr: "10.0.0.1:9876;10.0.0.2:9876",
       brokerIP1: "10.0.0.5",
       brokerIP2: host.localAddress,
-      brokerConfigPath: path,
+      brokerConfigPath: "/data/rocketmq/store/config/broker-runtime.properties",
       autoCreateTopicEnable: false,
       sendMessageThreadPoolNums: 16,
     });
@@ -165,7 +156,7 @@ describe("broker", () => {
       brokerIP2: "192.0.2.10",
       namesrvAddr: "10.1.1.1:9876",
       rocketmqHome: "/opt/rocketmq",
-      brokerConfigPath: join(home, "store", "config", "broker.properties"),
+      brokerConfigPath: join(home, "store", "config", "broker-runtime.properties"),
     });
     expect(config.messageStore).toEqual({
       ...defaultsOf(messageStoreConfig),

@@ -11,7 +11,12 @@ export { request, SERIALIZE_TYPES };
 
 import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
-import { createNameServer, type NameServer, type NamesrvConfigLike } from "../../src/namesrv/index.ts";
+import {
+  createNameServer,
+  type NameServer,
+  type NameServerDeps,
+  type NamesrvConfigLike,
+} from "../../src/namesrv/index.ts";
 import { bodyCrc } from "../../src/protocol/message/crc32.ts";
 import {
   type DataVersion,
@@ -43,7 +48,8 @@ export interface Harness extends AsyncDisposable {
 
 export async function startNameServer(
   overrides: Partial<NamesrvConfigLike> = {},
-  deps: { now?: () => number } = {},
+  deps: Pick<NameServerDeps, "now" | "files"> = {},
+  runtimeChanges?: ReadonlyMap<string, string>,
 ): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), "rocketbun-namesrv-"));
   const ns = createNameServer(
@@ -55,6 +61,7 @@ export async function startNameServer(
         ...overrides,
       },
       server: { listenPort: 0, bindAddress: "127.0.0.1", serverChannelMaxIdleTimeSeconds: 120 },
+      runtimeChanges,
     },
     { log: silent, ...deps },
   );

@@ -12,10 +12,16 @@ export function configProcessors(ctx: NamesrvContext) {
     if (!req.body) return success();
     const result = ctx.config.update(decoder.decode(req.body));
     if (!result.ok) {
-      return result.code === "black-listed"
-        ? RemotingCommand.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.")
-        : RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "string2Properties error");
+      switch (result.code) {
+        case "black-listed":
+          return RemotingCommand.response(ResponseCode.NO_PERMISSION, "Can not update config in black list.");
+        case "invalid":
+          return RemotingCommand.response(ResponseCode.INVALID_PARAMETER, result.problem);
+        case "unparsable":
+          return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "string2Properties error");
+      }
     }
+    // In effect now; a failed write is logged and retried (Java logs and answers SUCCESS too).
     await ctx.config.persist();
     return success();
   };

@@ -18,7 +18,13 @@ import { type DataVersion, newDataVersion, readDataVersion } from "./data-versio
 import { DEFAULT_PERM } from "./perm.ts";
 import { readTopicQueueMappingInfo, type TopicQueueMappingInfo } from "./topic-route-data.ts";
 
-export type TopicFilterType = "SINGLE_TAG" | "MULTI_TAG";
+export const TOPIC_FILTER_TYPES = ["SINGLE_TAG", "MULTI_TAG"] as const;
+export type TopicFilterType = (typeof TOPIC_FILTER_TYPES)[number];
+export const DEFAULT_FILTER_TYPE: TopicFilterType = "SINGLE_TAG";
+
+export function isTopicFilterType(s: string): s is TopicFilterType {
+  return (TOPIC_FILTER_TYPES as readonly string[]).includes(s);
+}
 
 export interface TopicConfig {
   topicName: string;
@@ -59,8 +65,8 @@ export interface TopicConfigSerializeWrapper {
 }
 
 function readFilterType(v: JsonValue | undefined, path: string): TopicFilterType {
-  const s = asOptionalString(v, path) ?? "SINGLE_TAG";
-  if (s !== "SINGLE_TAG" && s !== "MULTI_TAG") throw new BodyShapeError(`${path}: unknown filter type ${s}`);
+  const s = asOptionalString(v, path) ?? DEFAULT_FILTER_TYPE;
+  if (!isTopicFilterType(s)) throw new BodyShapeError(`${path}: unknown filter type ${s}`);
   return s;
 }
 
