@@ -1,13 +1,16 @@
 /**
  * A Connection over a Bun TCP socket. Frames written in one tick are coalesced into one write;
  * Bun's write may be partial, so the rest waits for `drain` (style habit 10). A peer that lets
- * more than `outboundBytesMax` pile up is disconnected rather than buffered without bound.
+ * more than `outboundBytesMax` pile up is disconnected rather than buffered without bound; with a
+ * `budget`, unsent bytes and a partial incoming frame are also charged to the process-wide
+ * BufferBudget, which closes whoever pins the most when it is full.
  */
 import type { Socket, SocketHandler } from "bun";
 import type { Logger } from "pino";
+import type { BufferBudget } from "./buffer-budget.ts";
 import type { RemotingCommand } from "./command.ts";
 import { type Connection, type ConnectionHandler, nextConnectionId } from "./connection.ts";
-import { FrameError } from "./errors.ts";
+import { FrameError, RefusedRequestError } from "./errors.ts";
 import {
   DEFAULT_FRAME_BYTES_MAX,
   decodeFrame,
@@ -26,6 +29,8 @@ export interface TcpConnectionOptions {
   outboundBytesMax?: number;
   /** Close after this long with no read and no write (serverChannelMaxIdleTimeSeconds); 0 = never. */
   idleSeconds?: number;
+  /** Where unsent and partially received bytes are charged (servers); none: only the caps above. */
+  budget?: BufferBudget;
   log: Logger;
 }
 
@@ -50,6 +55,9 @@ export class TcpConnection implements Connection {
   private backlog: Uint8Array | null = null;
   private flushScheduled = false;
   private isClosed = false;
+  /** Bytes charged to the budget for unsent frames, and for the partial frame being received. */
+  private outboundCharged = 0;
+  private partialCharged = 0;
   /** Date.now() of the last read or write, for the idle close (0 when there is none). */
   private lastActive = 0;
 
@@ -87,6 +95,13 @@ export class TcpConnection implements Connection {
       this.close(`outbound queue over ${this.outboundBytesMax} bytes`);
       return false;
     }
+    if (this.options.budget) {
+      if (!this.options.budget.take(this, frame.size, true)) {
+        this.abort(`server buffer budget of ${this.options.budget.bytesMax} bytes is full`);
+        return false;
+      }
+      this.outboundCharged += frame.size;
+    }
     this.queued.push(frame);
     this.queuedBytes += frame.size;
     if (!this.flushScheduled) {
@@ -102,22 +117,32 @@ export class TcpConnection implements Connection {
     this.socket.end();
   }
 
+  /**
+   * Closes without the graceful half-close: the descriptor and every buffered byte go at once,
+   * even if the peer neither reads nor closes (an `end()`ed socket waits for the peer).
+   */
+  abort(reason: string): void {
+    if (this.isClosed) return;
+    this.markClosed(reason);
+    this.socket.terminate();
+  }
+
   /** Socket callbacks (the shared handler table routes them here). */
   onData(chunk: Uint8Array): void {
     if (this.isClosed) return;
     if (this.lastActive !== 0) this.lastActive = Date.now();
-    let frames: Uint8Array[];
-    try {
-      frames = this.decoder.push(chunk);
-    } catch (err) {
-      this.dropMalformed(err);
-      return;
-    }
+    const frames = this.decoder.push(chunk);
+    if (!this.chargePartial()) return;
+    // Every whole frame before a bad length is served, then the connection closes (as Netty).
     for (const frame of frames) {
       let cmd: RemotingCommand;
       try {
         cmd = decodeFrame(frame);
       } catch (err) {
+        if (err instanceof RefusedRequestError && !err.command.isResponse && this.handler.onRefused) {
+          this.handler.onRefused(this, err.command, err.message);
+          continue;
+        }
         this.dropMalformed(err);
         return;
       }
@@ -128,6 +153,7 @@ export class TcpConnection implements Connection {
       }
       if (this.isClosed) return;
     }
+    if (this.decoder.failure) this.dropMalformed(this.decoder.failure);
   }
 
   onDrain(): void {
@@ -135,6 +161,7 @@ export class TcpConnection implements Connection {
       const rest = this.backlog;
       this.backlog = null;
       this.write(rest);
+      this.settleOutbound();
     }
     if (!this.backlog && this.queuedBytes > 0) this.flush();
   }
@@ -174,8 +201,37 @@ export class TcpConnection implements Connection {
     this.queued = [];
     this.queuedBytes = 0;
     this.write(out.subarray(0, total), true);
+    this.settleOutbound();
     // A burst may have grown the outbox; do not keep megabytes per idle connection.
     if (this.outbox.length > OUTBOX_KEEP_BYTES) this.outbox = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
+  }
+
+  /** Gives the budget back what the socket took; what is still queued or backlogged stays charged. */
+  private settleOutbound(): void {
+    const budget = this.options.budget;
+    if (!budget || this.isClosed) return;
+    const unsent = this.queuedBytes + (this.backlog?.length ?? 0);
+    if (unsent >= this.outboundCharged) return;
+    budget.give(this, this.outboundCharged - unsent);
+    this.outboundCharged = unsent;
+  }
+
+  /**
+   * Charges the growth of the partial frame the decoder holds (or gives back its shrinkage).
+   * False when the budget had no room and this connection was closed for it.
+   */
+  private chargePartial(): boolean {
+    const budget = this.options.budget;
+    if (!budget) return true;
+    const held = this.decoder.buffered;
+    if (held < this.partialCharged) {
+      budget.give(this, this.partialCharged - held);
+    } else if (held > this.partialCharged && !budget.take(this, held - this.partialCharged, true)) {
+      this.abort(`server buffer budget of ${budget.bytesMax} bytes is full (partial frame of ${held} bytes)`);
+      return false;
+    }
+    this.partialCharged = held;
+    return true;
   }
 
   /** `reused`: the bytes live in the outbox, so an unwritten rest must be copied out of it. */
@@ -198,6 +254,8 @@ export class TcpConnection implements Connection {
       { addr: this.remoteAddress, reason: message },
       "closing connection: malformed frame",
     );
+    // Answers the frames before the bad one already produced go out before the close.
+    if (!this.backlog && this.queuedBytes > 0) this.flush();
     this.close(`malformed frame: ${message}`);
   }
 
@@ -211,6 +269,9 @@ export class TcpConnection implements Connection {
     } catch (err) {
       this.options.log.error({ err }, "close handler threw");
     }
+    this.options.budget?.release(this);
+    this.outboundCharged = 0;
+    this.partialCharged = 0;
   }
 }
 
