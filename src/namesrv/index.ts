@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import { logger as componentLogger } from "../log.ts";
-import { RemotingServer } from "../remoting/index.ts";
+import { RemotingServer, type ServerResources } from "../remoting/index.ts";
 import { LiveConfig, type NameServerConfig } from "./config.ts";
 import type { NamesrvContext } from "./context.ts";
 import { KvConfigStore } from "./kv-config.ts";
@@ -25,6 +25,8 @@ export interface NameServerDeps {
   log?: Logger;
   /** The clock route liveness uses; tests pass a fake one. */
   now?: () => number;
+  /** Connection cap and buffer budget shared with the process's other servers (`start`). */
+  resources?: ServerResources;
 }
 
 export interface NameServer {
@@ -62,6 +64,7 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     idleSeconds: config.server.serverChannelMaxIdleTimeSeconds,
     asyncPermits: config.server.serverAsyncSemaphoreValue,
     onewayPermits: config.server.serverOnewaySemaphoreValue,
+    resources: deps.resources,
     log: log.child({ part: "remoting" }),
   });
   // Java's two executors become two lanes with the same bounded queues (spec §7.1).
