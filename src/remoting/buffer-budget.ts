@@ -1,15 +1,21 @@
 /**
- * BufferBudget: the bytes the servers of a process hold on behalf of their clients (unsent
- * responses, partial request frames, held pulls), charged to the connection they belong to and
- * capped in total (style habit 10), so no client can push the process into the OOM killer.
+ * BufferBudget: the bytes the servers of a process hold on behalf of their clients, charged to
+ * the connection they belong to and capped in total (`serverBufferBytesMax`, style habit 10), so
+ * that no client can push the process into the OOM killer. Two kinds of charge:
  *
- * When a charge would overflow the cap, either it is refused (the caller answers SYSTEM_BUSY), or,
- * for bytes that already exist and must go somewhere, the connection pinning the most is closed,
- * but only while it pins more than the asking connection would; otherwise the asker is refused
- * and closes itself. Either way a heavy client loses its connection before a light one does.
+ *   "unsent"   responses the peer has not read, a request frame it has not finished sending:
+ *              how long they stay is up to the peer, so they are what makes room.
+ *   "working"  a pull read in flight, a held pull: the server frees them by itself.
+ *
+ * When a charge does not fit, room is made by closing the connection with the most unsent bytes,
+ * for as long as it has more than the asking connection would have; the asker never loses to a
+ * lighter peer. If that is not enough, an "unsent" charge fails (the asker closes itself) and a
+ * "working" one is refused (the processor answers SYSTEM_BUSY).
  */
 import type { Logger } from "pino";
 import { BurstLog } from "./burst-log.ts";
+
+export type ChargeKind = "unsent" | "working";
 
 /** Whoever bytes are charged to: a connection, closed when it must make room. */
 export interface BudgetHolder {
@@ -20,11 +26,15 @@ export interface BudgetHolder {
   abort?(reason: string): void;
 }
 
+interface Held {
+  unsent: number;
+  working: number;
+}
+
 export class BufferBudget {
   private usedBytes = 0;
   private peakBytes = 0;
-  /** Holders with bytes charged to them, and how many. */
-  private readonly held = new Map<BudgetHolder, number>();
+  private readonly held = new Map<BudgetHolder, Held>();
   private readonly evictions: BurstLog;
 
   constructor(
@@ -33,7 +43,7 @@ export class BufferBudget {
   ) {
     this.evictions = new BurstLog(
       log,
-      "server buffer budget full: closing the connections that pin the most",
+      "server buffer budget full: closing the connections with most unsent bytes",
     );
   }
 
@@ -47,58 +57,72 @@ export class BufferBudget {
   }
 
   heldBy(holder: BudgetHolder): number {
-    return this.held.get(holder) ?? 0;
+    const h = this.held.get(holder);
+    return h ? h.unsent + h.working : 0;
   }
 
-  /**
-   * Charges `bytes` to `holder`. With `evict`, makes room by closing heavier holders first.
-   * False when the bytes do not fit; nothing is charged then.
-   */
-  take(holder: BudgetHolder, bytes: number, evict: boolean): boolean {
+  /** Charges `bytes` of `kind` to `holder`, making room if needed; false (nothing charged) if it does not fit. */
+  take(holder: BudgetHolder, bytes: number, kind: ChargeKind): boolean {
     if (bytes <= 0) return true;
-    while (this.usedBytes + bytes > this.bytesMax) {
-      if (!evict) return false;
-      const victim = this.heaviest();
-      if (!victim || victim.bytes <= this.heldBy(holder) + bytes) return false;
-      this.evictions.note({
-        addr: victim.holder.remoteAddress,
-        pinnedBytes: victim.bytes,
-        max: this.bytesMax,
-      });
-      const reason = `server buffer budget of ${this.bytesMax} bytes is full`;
-      if (victim.holder.abort) victim.holder.abort(reason);
-      else victim.holder.close(reason);
-      // A holder that failed to release must not make this loop spin.
-      if (this.held.has(victim.holder)) this.release(victim.holder);
+    if (this.usedBytes + bytes > this.bytesMax && !this.makeRoom(holder, bytes, kind)) return false;
+    let h = this.held.get(holder);
+    if (!h) {
+      h = { unsent: 0, working: 0 };
+      this.held.set(holder, h);
     }
+    h[kind] += bytes;
     this.usedBytes += bytes;
-    this.held.set(holder, this.heldBy(holder) + bytes);
     if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes;
     return true;
   }
 
-  /** Gives back up to `bytes` of `holder`'s charge (nothing once it was released). */
-  give(holder: BudgetHolder, bytes: number): void {
-    const has = this.held.get(holder);
-    if (has === undefined || bytes <= 0) return;
-    const back = Math.min(has, bytes);
+  /** Gives back up to `bytes` of `holder`'s `kind` charge (nothing once it was released). */
+  give(holder: BudgetHolder, bytes: number, kind: ChargeKind): void {
+    const h = this.held.get(holder);
+    if (!h || bytes <= 0) return;
+    const back = Math.min(h[kind], bytes);
+    h[kind] -= back;
     this.usedBytes -= back;
-    if (has === back) this.held.delete(holder);
-    else this.held.set(holder, has - back);
+    if (h.unsent === 0 && h.working === 0) this.held.delete(holder);
   }
 
   /** Gives back everything charged to `holder` (it closed). */
   release(holder: BudgetHolder): void {
-    this.give(holder, this.held.get(holder) ?? 0);
+    const h = this.held.get(holder);
+    if (!h) return;
+    this.usedBytes -= h.unsent + h.working;
+    this.held.delete(holder);
   }
 
   stop(): void {
     this.evictions.stop();
   }
 
-  private heaviest(): { holder: BudgetHolder; bytes: number } | undefined {
-    let best: { holder: BudgetHolder; bytes: number } | undefined;
-    for (const [holder, bytes] of this.held) if (!best || bytes > best.bytes) best = { holder, bytes };
+  /** Closes the heaviest unsent holders until `bytes` fit; false if they cannot be made to. */
+  private makeRoom(holder: BudgetHolder, bytes: number, kind: ChargeKind): boolean {
+    const askerUnsent = (this.held.get(holder)?.unsent ?? 0) + (kind === "unsent" ? bytes : 0);
+    while (this.usedBytes + bytes > this.bytesMax) {
+      const victim = this.mostUnsent(holder);
+      if (!victim || victim.unsent <= askerUnsent) return false;
+      this.evictions.note({
+        addr: victim.holder.remoteAddress,
+        unsentBytes: victim.unsent,
+        max: this.bytesMax,
+      });
+      const reason = `server buffer budget of ${this.bytesMax} bytes is full`;
+      if (victim.holder.abort) victim.holder.abort(reason);
+      else victim.holder.close(reason);
+      // A holder that did not release itself must not make this loop spin.
+      this.release(victim.holder);
+    }
+    return true;
+  }
+
+  private mostUnsent(except: BudgetHolder): { holder: BudgetHolder; unsent: number } | undefined {
+    let best: { holder: BudgetHolder; unsent: number } | undefined;
+    for (const [holder, h] of this.held) {
+      if (holder !== except && (!best || h.unsent > best.unsent)) best = { holder, unsent: h.unsent };
+    }
     return best;
   }
 }

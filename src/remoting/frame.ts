@@ -51,7 +51,17 @@ export function prepareFrame(cmd: RemotingCommand): PreparedFrame {
 
 /** Writes a prepared frame into `out` at `pos` (the caller made room for `frame.size` bytes). */
 export function writeFrame(frame: PreparedFrame, out: Buffer, pos: number): void {
-  const { cmd, headerLength } = frame;
+  const headBytes = writeFrameHead(frame, out, pos);
+  const body = frame.cmd.body;
+  if (body && body.length > 0) out.set(body, pos + headBytes);
+}
+
+/**
+ * Writes all of a prepared frame but its body (length prefix, header mark, header) into `out` at
+ * `pos`; returns the bytes written. The body, if any, must follow on the wire.
+ */
+export function writeFrameHead(frame: PreparedFrame, out: Buffer, pos: number): number {
+  const { headerLength } = frame;
   writeInt32(out, pos, frame.size - FRAME_LENGTH_BYTES);
   writeInt32(
     out,
@@ -61,7 +71,7 @@ export function writeFrame(frame: PreparedFrame, out: Buffer, pos: number): void
   // The JSON text is written straight into the frame: no intermediate byte array.
   if (typeof frame.header === "string") out.write(frame.header, pos + 8, headerLength, "utf8");
   else out.set(frame.header, pos + 8);
-  if (cmd.body && cmd.body.length > 0) out.set(cmd.body, pos + 8 + headerLength);
+  return FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength;
 }
 
 /** Encodes a command into one frame: length prefix, header mark, header, body. */
@@ -110,6 +120,16 @@ export class FrameDecoder {
   }
 
   /**
+   * Bytes the frame being received will occupy once whole: its declared length (prefix included)
+   * as soon as the prefix is in, else what is buffered. This is what a partial frame will cost,
+   * so it is what a server charges for it.
+   */
+  get pendingFrameBytes(): number {
+    const declared = this.declaredBytes();
+    return declared === undefined ? this.pendingBytes : Math.max(this.pendingBytes, declared);
+  }
+
+  /**
    * Why the stream cannot be decoded further (a negative or oversized length), or null. Once set,
    * push() takes nothing more; the caller handles the frames it got, then closes the connection.
    */
@@ -153,11 +173,16 @@ export class FrameDecoder {
 
   /** Length of the first held frame including its prefix, once the prefix is complete and good. */
   private neededBytes(): number | undefined {
+    const declared = this.declaredBytes();
+    if (declared === undefined || !this.checkLength(declared - FRAME_LENGTH_BYTES)) return undefined;
+    return declared;
+  }
+
+  /** The first held frame's length prefix plus 4, unchecked; undefined until the prefix is in. */
+  private declaredBytes(): number | undefined {
     if (this.pendingBytes < FRAME_LENGTH_BYTES) return undefined;
     const head = this.pending[0]!.length >= 4 ? this.pending[0]! : concat(this.pending, this.pendingBytes);
-    const total = readInt32(head, 0);
-    if (!this.checkLength(total)) return undefined;
-    return FRAME_LENGTH_BYTES + total;
+    return FRAME_LENGTH_BYTES + readInt32(head, 0);
   }
 
   /** False (and the decoder failed, holding nothing) for a length no frame may have. */

@@ -17,12 +17,10 @@ import {
   FrameDecoder,
   type PreparedFrame,
   prepareFrame,
-  writeFrame,
 } from "./frame.ts";
+import { Outbound } from "./outbound.ts";
 
 export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 64 * 1024 * 1024;
-const OUTBOX_INITIAL_BYTES = 64 * 1024;
-const OUTBOX_KEEP_BYTES = 1024 * 1024;
 
 export interface TcpConnectionOptions {
   frameBytesMax?: number;
@@ -46,13 +44,7 @@ export class TcpConnection implements Connection {
   readonly localAddress: string;
   private readonly decoder: FrameDecoder;
   private readonly outboundBytesMax: number;
-  /** Frames waiting for this tick's flush, headers serialized, bodies not yet copied. */
-  private queued: PreparedFrame[] = [];
-  private queuedBytes = 0;
-  /** Reused between flushes: each frame's bytes are copied once, into here, then written. */
-  private outbox: Buffer = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
-  /** Bytes the socket did not take yet; written on drain. */
-  private backlog: Uint8Array | null = null;
+  private readonly outbound = new Outbound();
   private flushScheduled = false;
   private isClosed = false;
   /** Bytes charged to the budget for unsent frames, and for the partial frame being received. */
@@ -91,19 +83,18 @@ export class TcpConnection implements Connection {
       this.options.log.error({ err, code: cmd.code }, "cannot encode command");
       return false;
     }
-    if (this.queuedBytes + (this.backlog?.length ?? 0) + frame.size > this.outboundBytesMax) {
+    if (this.outbound.unsent + frame.size > this.outboundBytesMax) {
       this.close(`outbound queue over ${this.outboundBytesMax} bytes`);
       return false;
     }
     if (this.options.budget) {
-      if (!this.options.budget.take(this, frame.size, true)) {
+      if (!this.options.budget.take(this, frame.size, "unsent")) {
         this.abort(`server buffer budget of ${this.options.budget.bytesMax} bytes is full`);
         return false;
       }
       this.outboundCharged += frame.size;
     }
-    this.queued.push(frame);
-    this.queuedBytes += frame.size;
+    this.outbound.push(frame);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       queueMicrotask(() => this.flush());
@@ -130,7 +121,7 @@ export class TcpConnection implements Connection {
   /** Socket callbacks (the shared handler table routes them here). */
   onData(chunk: Uint8Array): void {
     if (this.isClosed) return;
-    if (this.lastActive !== 0) this.lastActive = Date.now();
+    this.noteActive();
     const frames = this.decoder.push(chunk);
     if (!this.chargePartial()) return;
     // Every whole frame before a bad length is served, then the connection closes (as Netty).
@@ -157,13 +148,16 @@ export class TcpConnection implements Connection {
   }
 
   onDrain(): void {
-    if (this.backlog) {
-      const rest = this.backlog;
-      this.backlog = null;
-      this.write(rest);
+    if (this.isClosed) return;
+    if (this.outbound.blocked) {
+      this.noteActive();
+      if (!this.outbound.drain(this.socket)) {
+        this.markClosed("socket closed during write");
+        return;
+      }
       this.settleOutbound();
     }
-    if (!this.backlog && this.queuedBytes > 0) this.flush();
+    if (!this.outbound.blocked && this.outbound.hasQueued) this.flush();
   }
 
   onSocketClosed(reason: string): void {
@@ -189,63 +183,46 @@ export class TcpConnection implements Connection {
 
   private flush(): void {
     this.flushScheduled = false;
-    if (this.isClosed || this.backlog || this.queuedBytes === 0) return;
-    const total = this.queuedBytes;
-    if (this.outbox.length < total) this.outbox = Buffer.allocUnsafe(Math.max(total, this.outbox.length * 2));
-    const out = this.outbox;
-    let pos = 0;
-    for (const frame of this.queued) {
-      writeFrame(frame, out, pos);
-      pos += frame.size;
+    if (this.isClosed || this.outbound.blocked || !this.outbound.hasQueued) return;
+    this.noteActive();
+    if (!this.outbound.flush(this.socket)) {
+      this.markClosed("socket closed during write");
+      return;
     }
-    this.queued = [];
-    this.queuedBytes = 0;
-    this.write(out.subarray(0, total), true);
     this.settleOutbound();
-    // A burst may have grown the outbox; do not keep megabytes per idle connection.
-    if (this.outbox.length > OUTBOX_KEEP_BYTES) this.outbox = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
+  }
+
+  private noteActive(): void {
+    if (this.lastActive !== 0) this.lastActive = Date.now();
   }
 
   /** Gives the budget back what the socket took; what is still queued or backlogged stays charged. */
   private settleOutbound(): void {
     const budget = this.options.budget;
     if (!budget || this.isClosed) return;
-    const unsent = this.queuedBytes + (this.backlog?.length ?? 0);
+    const unsent = this.outbound.unsent;
     if (unsent >= this.outboundCharged) return;
-    budget.give(this, this.outboundCharged - unsent);
+    budget.give(this, this.outboundCharged - unsent, "unsent");
     this.outboundCharged = unsent;
   }
 
   /**
-   * Charges the growth of the partial frame the decoder holds (or gives back its shrinkage).
+   * Charges the frame being received at the size it declared (or gives back what it no longer
+   * needs), so a peer that announces 15 MiB and stops is charged 15 MiB from its first chunk.
    * False when the budget had no room and this connection was closed for it.
    */
   private chargePartial(): boolean {
     const budget = this.options.budget;
     if (!budget) return true;
-    const held = this.decoder.buffered;
-    if (held < this.partialCharged) {
-      budget.give(this, this.partialCharged - held);
-    } else if (held > this.partialCharged && !budget.take(this, held - this.partialCharged, true)) {
-      this.abort(`server buffer budget of ${budget.bytesMax} bytes is full (partial frame of ${held} bytes)`);
+    const pending = this.decoder.pendingFrameBytes;
+    if (pending < this.partialCharged) {
+      budget.give(this, this.partialCharged - pending, "unsent");
+    } else if (pending > this.partialCharged && !budget.take(this, pending - this.partialCharged, "unsent")) {
+      this.abort(`server buffer budget of ${budget.bytesMax} bytes is full (a frame of ${pending} bytes)`);
       return false;
     }
-    this.partialCharged = held;
+    this.partialCharged = pending;
     return true;
-  }
-
-  /** `reused`: the bytes live in the outbox, so an unwritten rest must be copied out of it. */
-  private write(bytes: Uint8Array, reused = false): void {
-    if (this.lastActive !== 0) this.lastActive = Date.now();
-    const written = this.socket.write(bytes);
-    if (written < 0) {
-      this.markClosed("socket closed during write");
-      return;
-    }
-    if (written < bytes.length) {
-      const rest = bytes.subarray(written);
-      this.backlog = reused ? Uint8Array.prototype.slice.call(rest) : rest;
-    }
   }
 
   private dropMalformed(err: unknown): void {
@@ -255,15 +232,13 @@ export class TcpConnection implements Connection {
       "closing connection: malformed frame",
     );
     // Answers the frames before the bad one already produced go out before the close.
-    if (!this.backlog && this.queuedBytes > 0) this.flush();
+    this.flush();
     this.close(`malformed frame: ${message}`);
   }
 
   private markClosed(reason: string): void {
     this.isClosed = true;
-    this.queued = [];
-    this.queuedBytes = 0;
-    this.backlog = null;
+    this.outbound.clear();
     try {
       this.handler.onClose(this, reason);
     } catch (err) {
