@@ -109,8 +109,8 @@ export class TcpConnection implements Connection {
   }
 
   /**
-   * Closes without the graceful half-close: the descriptor and every buffered byte go at once,
-   * even if the peer neither reads nor closes (an `end()`ed socket waits for the peer).
+   * Closes at once, discarding what is unsent (a reset, not an end): for connections refused or
+   * evicted to protect the process, which are owed no graceful end.
    */
   abort(reason: string): void {
     if (this.isClosed) return;
@@ -123,8 +123,8 @@ export class TcpConnection implements Connection {
     if (this.isClosed) return;
     this.noteActive();
     const frames = this.decoder.push(chunk);
-    if (!this.chargePartial()) return;
-    // Every whole frame before a bad length is served, then the connection closes (as Netty).
+    // Every whole frame is served first: before a bad length (then the connection closes, as
+    // Netty does) and before a partial frame the budget may refuse.
     for (const frame of frames) {
       let cmd: RemotingCommand;
       try {
@@ -145,6 +145,7 @@ export class TcpConnection implements Connection {
       if (this.isClosed) return;
     }
     if (this.decoder.failure) this.dropMalformed(this.decoder.failure);
+    else this.chargePartial();
   }
 
   onDrain(): void {
@@ -209,20 +210,19 @@ export class TcpConnection implements Connection {
   /**
    * Charges the frame being received at the size it declared (or gives back what it no longer
    * needs), so a peer that announces 15 MiB and stops is charged 15 MiB from its first chunk.
-   * False when the budget had no room and this connection was closed for it.
+   * When the budget has no room this connection is closed.
    */
-  private chargePartial(): boolean {
+  private chargePartial(): void {
     const budget = this.options.budget;
-    if (!budget) return true;
+    if (!budget) return;
     const pending = this.decoder.pendingFrameBytes;
     if (pending < this.partialCharged) {
       budget.give(this, this.partialCharged - pending, "unsent");
     } else if (pending > this.partialCharged && !budget.take(this, pending - this.partialCharged, "unsent")) {
       this.abort(`server buffer budget of ${budget.bytesMax} bytes is full (a frame of ${pending} bytes)`);
-      return false;
+      return;
     }
     this.partialCharged = pending;
-    return true;
   }
 
   private dropMalformed(err: unknown): void {
