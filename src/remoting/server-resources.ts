@@ -47,7 +47,8 @@ export class ServerResources {
         "serverConnectionsMax is above the open-files limit: descriptors may run out before connections do",
       );
     }
-    options.log.debug(
+    // The effective values (0 in the configuration means "derived"); the CLI makes one per process.
+    options.log.info(
       { serverConnectionsMax: connectionsMax, serverBufferBytesMax: bufferBytesMax, openFilesLimit },
       "server limits",
     );
