@@ -9,6 +9,7 @@ import type { NettyClientConfig, NettyServerConfig } from "../src/config/netty-c
 import type { RocketbunBrokerConfig } from "../src/config/rocketbun-config.ts";
 import type { RuntimeChanges } from "../src/config/runtime-changes.ts";
 import type { HostAddress } from "../src/protocol/message/host-address.ts";
+import type { BufferBudget } from "../src/remoting/buffer-budget.ts";
 import type { RemotingEndpoint } from "../src/remoting/endpoint.ts";
 import type { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
 import type { SubscriptionGroups } from "./metadata/subscription-groups.ts";
@@ -34,6 +35,8 @@ export interface BrokerContext {
   readonly offsets: ConsumerOffsets;
   readonly clients: ClientManager;
   readonly longPoll: LongPollService;
+  /** Bytes buffered for clients, process-wide (serverBufferBytesMax): held pulls and pull reads. */
+  readonly budget: BufferBudget;
   readonly stats: BrokerStats;
   /** The main server's endpoint, for requests the broker sends to clients. */
   readonly endpoint: () => RemotingEndpoint;

@@ -15,6 +15,7 @@ import type { Connector } from "../src/remoting/connector.ts";
 import { RemotingClient } from "../src/remoting/remoting-client.ts";
 import { RemotingServer } from "../src/remoting/remoting-server.ts";
 import { RequestCode } from "../src/remoting/request-code.ts";
+import { ServerResources } from "../src/remoting/server-resources.ts";
 import type { BrokerContext } from "./context.ts";
 import { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
 import { SubscriptionGroups } from "./metadata/subscription-groups.ts";
@@ -38,6 +39,8 @@ export interface BrokerDeps {
   connector?: Connector;
   /** A store other than the file store (tests use the memory store). */
   store?: MessageStore;
+  /** Connection cap and buffer budget shared with the process's other servers (`start`). */
+  resources?: ServerResources;
 }
 
 export interface Broker {
@@ -65,7 +68,15 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   const groups = new SubscriptionGroups(root, log);
   const offsets = new ConsumerOffsets(root, log);
   const clients = new ClientManager();
-  const longPoll = new LongPollService(config.limits.heldPullsMax);
+  const ownsResources = deps.resources === undefined;
+  const resources =
+    deps.resources ??
+    new ServerResources({
+      connectionsMax: config.rocketbun.serverConnectionsMax,
+      bufferBytesMax: config.rocketbun.serverBufferBytesMax,
+      log: log.child({ part: "limits" }),
+    });
+  const longPoll = new LongPollService(config.limits.heldPullsMax, resources.budget);
   const runtime = { brokerPermission: bc.brokerPermission };
   const runtimeChanges = new RuntimeChanges({
     path: bc.brokerConfigPath,
@@ -92,6 +103,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     outboundBytesMax: config.rocketbun.socketOutboundBytesMax,
     version: config.rocketbun.remotingVersion,
     language: config.rocketbun.remotingLanguage,
+    resources,
   };
   const server = new RemotingServer({
     ...serverOptions,
@@ -150,6 +162,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     offsets,
     clients,
     longPoll,
+    budget: resources.budget,
     stats: new BrokerStats(),
     endpoint: () => server.endpoint,
     runtime,
@@ -262,6 +275,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       ]);
       await store.shutdown();
       await outer.shutdown();
+      if (ownsResources) resources.stop();
     },
   };
 }

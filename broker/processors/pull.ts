@@ -16,10 +16,12 @@ import {
 } from "../../src/protocol/headers/pull.ts";
 import { isReadable } from "../../src/protocol/route/perm.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
-import { RemotingError } from "../../src/remoting/errors.ts";
+import type { Connection } from "../../src/remoting/connection.ts";
+import { REJECT_REQUEST_REMARK, RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { heldPullBytes } from "../services/long-poll.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { GetMessageStatus } from "../store/status.ts";
 
@@ -40,7 +42,9 @@ export function createPullProcessor(ctx: BrokerContext) {
     const h = PullMessageRequestHeader.decode(request.extFields);
     const sub = await checkAndResolveSubscription(ctx, h);
     const filter = tagFilter(sub);
-    const outcome = await read(ctx, h, filter);
+    // Nobody is left to answer: reading would only make garbage (a budget eviction closed it).
+    if (rc.connection.closed) return null;
+    const outcome = await budgetedRead(ctx, rc.connection, h, filter);
     if ((h.sysFlag & PullSysFlag.COMMIT_OFFSET) !== 0 && h.commitOffset >= 0) {
       ctx.offsets.commit(h.consumerGroup, h.topic, h.queueId, h.commitOffset);
     }
@@ -54,18 +58,30 @@ export function createPullProcessor(ctx: BrokerContext) {
         queueId: h.queueId,
         offset: h.queueOffset,
         deadline: Date.now() + holdMs,
+        bytes: heldPullBytes(request),
         matches: (tagsCode) => tagsCode === undefined || matchesTagsCode(sub, tagsCode),
         wake: () => {
-          read(ctx, h, filter).then(
+          budgetedRead(ctx, rc.connection, h, filter).then(
             (again) => rc.reply(answer(again)),
             (err: unknown) => {
+              if (err instanceof RemotingError) {
+                rc.reply(RemotingCommand.response(err.code, err.remark));
+                return;
+              }
               ctx.log.error({ err }, "re-running a held pull failed");
               rc.reply(RemotingCommand.response(ResponseCode.SYSTEM_ERROR, String(err)));
             },
           );
         },
       });
-      if (held) return null;
+      if (held === "held") return null;
+      if (held === "over-budget") {
+        // Java's client waits before pulling again after SYSTEM_BUSY; PULL_NOT_FOUND would not.
+        throw new RemotingError(
+          ResponseCode.SYSTEM_BUSY,
+          `${REJECT_REQUEST_REMARK}: held pulls fill the server buffer budget`,
+        );
+      }
     }
     return answer(outcome);
   };
@@ -162,6 +178,35 @@ async function checkAndResolveSubscription(
 function tagFilter(sub: SubscriptionData | null): MessageFilter | undefined {
   if (!sub || sub.subString === "*") return undefined;
   return { isMatchedByConsumeQueue: (tagsCode) => matchesTagsCode(sub, tagsCode) };
+}
+
+/**
+ * A read whose bytes are charged to the connection in the buffer budget while it runs, so that a
+ * burst of pulls (the pull lane runs 1024 at once) cannot allocate past the budget. A read makes
+ * a body of up to maxTransferBytesOnMessageInMemory, or one message of up to maxMessageSize when
+ * the first is bigger (Java's rule), so the larger of the two is charged. When the budget is full
+ * the pull is refused SYSTEM_BUSY (Java's client waits before pulling again); with the default
+ * budget that leaves hundreds of reads in flight, more than Java's pull threads. The response,
+ * once sent, is charged at its real size until the socket takes it.
+ */
+async function budgetedRead(
+  ctx: BrokerContext,
+  conn: Connection,
+  h: PullHeader,
+  filter: MessageFilter | undefined,
+): Promise<PullOutcome> {
+  const bytes = Math.max(ctx.storeConfig.maxTransferBytesOnMessageInMemory, ctx.storeConfig.maxMessageSize);
+  if (!ctx.budget.take(conn, bytes, "working")) {
+    throw new RemotingError(
+      ResponseCode.SYSTEM_BUSY,
+      `${REJECT_REQUEST_REMARK}: pull reads fill the server buffer budget`,
+    );
+  }
+  try {
+    return await read(ctx, h, filter);
+  } finally {
+    ctx.budget.give(conn, bytes, "working");
+  }
 }
 
 /** Reads and maps GetMessageStatus to the response code (spec §7.5 table). */

@@ -4,10 +4,12 @@
  */
 
 import { createBroker } from "../../broker/index.ts";
+import type { RocketbunConfig } from "../config/rocketbun-config.ts";
 import type { BrokerRoleConfig, GatewayRoleConfig, NamesrvRoleConfig } from "../config/role-config.ts";
 import { logger } from "../log.ts";
 import { createNameServer } from "../namesrv/index.ts";
 import { inProcessConnector, LocalServers, tcpConnector } from "../remoting/connector.ts";
+import { ServerResources } from "../remoting/server-resources.ts";
 
 /** A started role. `stop` releases everything the role holds (sockets, files, timers). */
 export interface Role {
@@ -43,12 +45,26 @@ export const roleStarters: RoleStarters = Object.freeze({
  */
 export const localServers = new LocalServers();
 
-async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
-  const ns = createNameServer({
-    namesrv: config.namesrv,
-    server: config.nettyServer,
-    runtimeChanges: config.runtimeChanges,
+/**
+ * One connection cap and buffer budget for all servers of this process, since descriptors and
+ * memory are the process's: under `start` the NameServer and the Broker share them.
+ */
+let processResources: ServerResources | undefined;
+
+function serverResources(config: RocketbunConfig): ServerResources {
+  processResources ??= new ServerResources({
+    connectionsMax: config.serverConnectionsMax,
+    bufferBytesMax: config.serverBufferBytesMax,
+    log: logger("limits"),
   });
+  return processResources;
+}
+
+async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
+  const ns = createNameServer(
+    { namesrv: config.namesrv, server: config.nettyServer, runtimeChanges: config.runtimeChanges },
+    { resources: serverResources(config.rocketbun) },
+  );
   // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
   console.log(await ns.start());
   const addresses = [`127.0.0.1:${ns.port}`, `localhost:${ns.port}`];
@@ -69,7 +85,7 @@ async function startBroker(config: BrokerRoleConfig): Promise<Role> {
   const log = logger("broker");
   // NameServers in this process are reached without a socket; any other address over TCP.
   const connector = inProcessConnector(localServers, tcpConnector({ log }));
-  const broker = createBroker(config, { log, connector });
+  const broker = createBroker(config, { log, connector, resources: serverResources(config.rocketbun) });
   console.log(await broker.start());
   return { name: "broker", stop: () => broker.stop() };
 }

@@ -11,6 +11,9 @@ import { type ConfigOf, defineSection } from "./schema.ts";
 export const DEFAULT_FRAME_BYTES_MAX = 16_777_216;
 export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 32 * 1024 * 1024;
 export const DEFAULT_PENDING_REQUESTS_MAX = 65_535;
+/** 0: derived from the host at start (src/remoting/host-limits.ts). */
+export const DEFAULT_SERVER_CONNECTIONS_MAX = 0;
+export const DEFAULT_SERVER_BUFFER_BYTES_MAX = 0;
 export const DEFAULT_HELD_PULLS_MAX = 65_536;
 export const DEFAULT_PULL_SUSPEND_MS_MAX = 60_000;
 /** Java's `rocketmq.acl.plain.file` default, relative to the home. */
@@ -58,6 +61,18 @@ export const rocketbunConfig = defineSection("rocketbunConfig", {
     default: DEFAULT_SOCKET_OUTBOUND_BYTES_MAX,
     min: 1024,
     doc: "bytes queued for one slow socket before it is closed",
+  },
+  serverConnectionsMax: {
+    type: "int",
+    default: DEFAULT_SERVER_CONNECTIONS_MAX,
+    min: 0,
+    doc: "TCP client connections all servers of the process hold at once; beyond it a new one is closed at once. 0: the open-files limit (RLIMIT_NOFILE) less a quarter (at least 64) kept for store files",
+  },
+  serverBufferBytesMax: {
+    type: "long",
+    default: DEFAULT_SERVER_BUFFER_BYTES_MAX,
+    min: 0,
+    doc: "bytes all servers of the process buffer for clients (unsent responses, partial frames, held pulls); when full, the connection pinning the most is closed and held pulls are refused SYSTEM_BUSY. 0: a quarter of the memory limit (cgroup or RAM), 64 MiB to 1 GiB",
   },
   pendingRequestsMax: {
     type: "int",

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { StateWriter } from "../config/state-file.ts";
 import { logger as componentLogger } from "../log.ts";
-import { RemotingServer } from "../remoting/index.ts";
+import { RemotingServer, type ServerResources } from "../remoting/index.ts";
 import { LiveConfig, type NameServerConfig } from "./config.ts";
 import type { NamesrvContext } from "./context.ts";
 import { KvConfigStore } from "./kv-config.ts";
@@ -28,6 +28,8 @@ export interface NameServerDeps {
   now?: () => number;
   /** How kvConfigPath and configStorePath are written; tests make writes fail. */
   files?: { readonly write?: StateWriter; readonly retryMs?: number };
+  /** Connection cap and buffer budget shared with the process's other servers (`start`). */
+  resources?: ServerResources;
 }
 
 export interface NameServer {
@@ -65,6 +67,7 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     idleSeconds: config.server.serverChannelMaxIdleTimeSeconds,
     asyncPermits: config.server.serverAsyncSemaphoreValue,
     onewayPermits: config.server.serverOnewaySemaphoreValue,
+    resources: deps.resources,
     log: log.child({ part: "remoting" }),
   });
   // Java's two executors become two lanes with the same bounded queues (spec §7.1).

@@ -9,6 +9,11 @@ export interface ConnectionHandler {
   onCommand(conn: Connection, cmd: RemotingCommand): void;
   /** The connection closed (by either side, or on error). Called once. */
   onClose(conn: Connection, reason: string): void;
+  /**
+   * A request arrived whose header decoded but cannot be served as sent (RefusedRequestError):
+   * answer it with an error; the connection stays open. Without this method it is dropped.
+   */
+  onRefused?(conn: Connection, request: RemotingCommand, reason: string): void;
 }
 
 export type TransportKind = "tcp" | "in-process";

@@ -4,11 +4,12 @@
  * responses to its own pending requests, and invokes requests on any Connection it is given.
  */
 import type { Logger } from "pino";
-import { type RemotingCommand, RemotingFlag } from "./command.ts";
+import { RemotingCommand, RemotingFlag } from "./command.ts";
 import type { Connection, ConnectionHandler } from "./connection.ts";
 import { ConnectionClosedError, TooManyRequestsError } from "./errors.ts";
 import { ProcessorRegistry, type RequestContext } from "./processor-registry.ts";
 import { requestCodeName } from "./request-code.ts";
+import { ResponseCode } from "./response-code.ts";
 import { ResponseTable } from "./response-table.ts";
 import { Semaphore } from "./semaphore.ts";
 
@@ -76,6 +77,12 @@ export class RemotingEndpoint implements ConnectionHandler {
       return;
     }
     this.registry.dispatch(cmd, this.contextFor(conn, cmd));
+  }
+
+  /** Answers SYSTEM_ERROR with the reason, as Java answers a header it cannot bind (oneway: nothing). */
+  onRefused(conn: Connection, request: RemotingCommand, reason: string): void {
+    this.log.debug({ addr: conn.remoteAddress, code: request.code, reason }, "request refused");
+    this.contextFor(conn, request).reply(RemotingCommand.response(ResponseCode.SYSTEM_ERROR, reason));
   }
 
   onClose(conn: Connection, reason: string): void {

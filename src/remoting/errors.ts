@@ -2,6 +2,7 @@
  * Errors of the remoting layer. RemotingError carries a wire response code: a processor throws it and
  * the dispatcher answers `(code, remark)`; any other throw becomes SYSTEM_ERROR.
  */
+import type { RemotingCommand } from "./command.ts";
 import { requestCodeName } from "./request-code.ts";
 import { ResponseCode, responseCodeName } from "./response-code.ts";
 
@@ -19,6 +20,21 @@ export class RemotingError extends Error {
 /** A frame that cannot be decoded; the connection that sent it is closed (spec remoting §1.2). */
 export class FrameError extends Error {
   override name = "FrameError";
+}
+
+/**
+ * A frame whose header decoded, so its code and opaque are known, but whose fields are unusable
+ * (an extFields value that is an object or array). A request is refused with SYSTEM_ERROR under
+ * its own opaque, as Java answers a header it cannot bind; the connection stays open.
+ */
+export class RefusedRequestError extends FrameError {
+  override name = "RefusedRequestError";
+  constructor(
+    readonly command: RemotingCommand,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The peer did not answer in time. Created when the request is sent, so its stack names the caller. */

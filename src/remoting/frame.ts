@@ -18,6 +18,14 @@ export const DEFAULT_FRAME_BYTES_MAX = 16_777_216;
 export const FRAME_LENGTH_BYTES = 4;
 export const HEADER_MARK_BYTES = 4;
 const HEADER_LENGTH_MASK = 0x00ffffff;
+/**
+ * The largest header a peer may send, checked before the header is parsed so that parsing stays
+ * short: JSON.parse of a 12 MB header with 900k keys blocks the event loop for over a second.
+ * Java has no limit below the frame's, but the largest header its broker stores is a SEND whose
+ * properties reach Short.MAX_VALUE (32767) chars, each at most 6 bytes once JSON-escaped
+ * ("\u0001" separators): 196,602 bytes plus a few short fields. 256 KiB refuses nothing Java keeps.
+ */
+export const HEADER_BYTES_MAX = 256 * 1024;
 
 /** A command whose header is already serialized, ready to be written at any position. */
 export interface PreparedFrame {
@@ -43,7 +51,17 @@ export function prepareFrame(cmd: RemotingCommand): PreparedFrame {
 
 /** Writes a prepared frame into `out` at `pos` (the caller made room for `frame.size` bytes). */
 export function writeFrame(frame: PreparedFrame, out: Buffer, pos: number): void {
-  const { cmd, headerLength } = frame;
+  const headBytes = writeFrameHead(frame, out, pos);
+  const body = frame.cmd.body;
+  if (body && body.length > 0) out.set(body, pos + headBytes);
+}
+
+/**
+ * Writes all of a prepared frame but its body (length prefix, header mark, header) into `out` at
+ * `pos`; returns the bytes written. The body, if any, must follow on the wire.
+ */
+export function writeFrameHead(frame: PreparedFrame, out: Buffer, pos: number): number {
+  const { headerLength } = frame;
   writeInt32(out, pos, frame.size - FRAME_LENGTH_BYTES);
   writeInt32(
     out,
@@ -53,7 +71,7 @@ export function writeFrame(frame: PreparedFrame, out: Buffer, pos: number): void
   // The JSON text is written straight into the frame: no intermediate byte array.
   if (typeof frame.header === "string") out.write(frame.header, pos + 8, headerLength, "utf8");
   else out.set(frame.header, pos + 8);
-  if (cmd.body && cmd.body.length > 0) out.set(cmd.body, pos + 8 + headerLength);
+  return FRAME_LENGTH_BYTES + HEADER_MARK_BYTES + headerLength;
 }
 
 /** Encodes a command into one frame: length prefix, header mark, header, body. */
@@ -76,6 +94,8 @@ export function decodeFrame(frame: Uint8Array): RemotingCommand {
   const headerLength = mark & HEADER_LENGTH_MASK;
   if (headerLength > frame.length - HEADER_MARK_BYTES)
     throw new FrameError(`decode error, bad header length: ${headerLength}`);
+  if (headerLength > HEADER_BYTES_MAX)
+    throw new FrameError(`header of ${headerLength} bytes exceeds the ${HEADER_BYTES_MAX}-byte limit`);
   const headerBytes = frame.subarray(HEADER_MARK_BYTES, HEADER_MARK_BYTES + headerLength);
   let cmd: RemotingCommand;
   if (type === SerializeType.JSON) cmd = decodeJsonHeader(headerBytes);
@@ -90,6 +110,7 @@ export class FrameDecoder {
   /** Bytes of an unfinished frame, in arrival order. */
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
+  private failed: FrameError | null = null;
 
   constructor(private readonly frameBytesMax = DEFAULT_FRAME_BYTES_MAX) {}
 
@@ -99,10 +120,30 @@ export class FrameDecoder {
   }
 
   /**
+   * Bytes the frame being received will occupy once whole: its declared length (prefix included)
+   * as soon as the prefix is in, else what is buffered. This is what a partial frame will cost,
+   * so it is what a server charges for it.
+   */
+  get pendingFrameBytes(): number {
+    const declared = this.declaredBytes();
+    return declared === undefined ? this.pendingBytes : Math.max(this.pendingBytes, declared);
+  }
+
+  /**
+   * Why the stream cannot be decoded further (a negative or oversized length), or null. Once set,
+   * push() takes nothing more; the caller handles the frames it got, then closes the connection.
+   */
+  get failure(): FrameError | null {
+    return this.failed;
+  }
+
+  /**
    * Returns the whole frames in `chunk` (plus what was held), each without its length prefix.
-   * Throws FrameError for a negative or oversized length; the caller closes the connection.
+   * A bad length does not throw: the frames before it are returned, as Netty's decoder passes
+   * them on before it fails, and `failure` says what was wrong.
    */
   push(chunk: Uint8Array): Uint8Array[] {
+    if (this.failed) return [];
     let data = chunk;
     if (this.pendingBytes > 0) {
       this.pending.push(chunk);
@@ -118,7 +159,7 @@ export class FrameDecoder {
     let pos = 0;
     while (data.length - pos >= FRAME_LENGTH_BYTES) {
       const total = readInt32(data, pos);
-      this.checkLength(total);
+      if (!this.checkLength(total)) return frames;
       if (data.length - pos - FRAME_LENGTH_BYTES < total) break;
       frames.push(data.subarray(pos + FRAME_LENGTH_BYTES, pos + FRAME_LENGTH_BYTES + total));
       pos += FRAME_LENGTH_BYTES + total;
@@ -130,22 +171,31 @@ export class FrameDecoder {
     return frames;
   }
 
-  /** Length of the first held frame including its prefix, once the prefix is complete. */
+  /** Length of the first held frame including its prefix, once the prefix is complete and good. */
   private neededBytes(): number | undefined {
-    if (this.pendingBytes < FRAME_LENGTH_BYTES) return undefined;
-    const head = this.pending[0]!.length >= 4 ? this.pending[0]! : concat(this.pending, this.pendingBytes);
-    const total = readInt32(head, 0);
-    this.checkLength(total);
-    return FRAME_LENGTH_BYTES + total;
+    const declared = this.declaredBytes();
+    if (declared === undefined || !this.checkLength(declared - FRAME_LENGTH_BYTES)) return undefined;
+    return declared;
   }
 
-  private checkLength(total: number): void {
-    if (total < HEADER_MARK_BYTES) throw new FrameError(`bad frame length ${total}`);
-    if (total + FRAME_LENGTH_BYTES > this.frameBytesMax) {
-      throw new FrameError(
-        `frame of ${total + FRAME_LENGTH_BYTES} bytes exceeds the ${this.frameBytesMax}-byte limit`,
-      );
-    }
+  /** The first held frame's length prefix plus 4, unchecked; undefined until the prefix is in. */
+  private declaredBytes(): number | undefined {
+    if (this.pendingBytes < FRAME_LENGTH_BYTES) return undefined;
+    const head = this.pending[0]!.length >= 4 ? this.pending[0]! : concat(this.pending, this.pendingBytes);
+    return FRAME_LENGTH_BYTES + readInt32(head, 0);
+  }
+
+  /** False (and the decoder failed, holding nothing) for a length no frame may have. */
+  private checkLength(total: number): boolean {
+    let problem: string | undefined;
+    if (total < HEADER_MARK_BYTES) problem = `bad frame length ${total}`;
+    else if (total + FRAME_LENGTH_BYTES > this.frameBytesMax)
+      problem = `frame of ${total + FRAME_LENGTH_BYTES} bytes exceeds the ${this.frameBytesMax}-byte limit`;
+    if (problem === undefined) return true;
+    this.failed = new FrameError(problem);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return false;
   }
 }
 

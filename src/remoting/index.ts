@@ -15,3 +15,4 @@ export * from "./remoting-server.ts";
 export * from "./request-code.ts";
 export * from "./response-code.ts";
 export * from "./serialize-type.ts";
+export * from "./server-resources.ts";

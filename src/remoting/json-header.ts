@@ -2,14 +2,32 @@
  * The JSON header form (spec remoting §2.2). Writers emit Java's alphabetical key order with string
  * extFields; readers accept what real clients send: numbers/booleans in extFields (ali-ons, C++),
  * a trailing newline (C++), missing flag/version/language/opaque, a numeric language.
+ * Reading is linear in the header's size: nesting is bounded before JSON.parse runs, and an
+ * extFields value that is an object or array refuses the request instead of being stringified.
  */
 import { type ExtFields, RemotingCommand, setExtField } from "./command.ts";
-import { FrameError } from "./errors.ts";
+import { FrameError, RefusedRequestError } from "./errors.ts";
 import { languageFromJson } from "./language-code.ts";
 import { SerializeType } from "./serialize-type.ts";
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * Deepest nesting a JSON header may have. Real ones have 2 (the header, extFields); the slack is
+ * for members other clients may add. Checked by a byte scan before JSON.parse, so a header of
+ * 100,000 "[" is refused in microseconds instead of being parsed (and, before, stringified back
+ * until the stack overflowed: 0.74 s per frame).
+ */
+export const JSON_HEADER_DEPTH_MAX = 8;
+/** Longest extFields key quoted in an error remark. */
+const REMARK_KEY_CHARS_MAX = 64;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 export function encodeJsonHeader(cmd: RemotingCommand): Uint8Array {
   return utf8.encode(jsonHeaderText(cmd));
@@ -29,6 +47,9 @@ export function jsonHeaderText(cmd: RemotingCommand): string {
 }
 
 export function decodeJsonHeader(bytes: Uint8Array): RemotingCommand {
+  if (nestedDeeperThan(bytes, JSON_HEADER_DEPTH_MAX)) {
+    throw new FrameError(`bad JSON header: nested deeper than ${JSON_HEADER_DEPTH_MAX} levels`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8Decoder.decode(bytes));
@@ -39,16 +60,37 @@ export function decodeJsonHeader(bytes: Uint8Array): RemotingCommand {
     throw new FrameError("bad JSON header: not an object");
   }
   const h = parsed as Record<string, unknown>;
-  return new RemotingCommand({
+  const cmd = new RemotingCommand({
     code: intField(h, "code"),
     language: languageFromJson(h.language),
     version: intField(h, "version"),
     opaque: intField(h, "opaque"),
     flag: intField(h, "flag"),
     remark: typeof h.remark === "string" && h.remark !== "" ? h.remark : null,
-    extFields: extFieldsOf(h.extFields),
     serializeType: SerializeType.JSON,
   });
+  cmd.extFields = extFieldsOf(h.extFields, cmd);
+  return cmd;
+}
+
+/** True when `json` opens more than `max` objects/arrays at once; strings are skipped. Linear. */
+function nestedDeeperThan(json: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const b = json[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) {
+      inString = true;
+    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 function intField(h: Record<string, unknown>, key: string): number {
@@ -61,10 +103,15 @@ function intField(h: Record<string, unknown>, key: string): number {
   return n;
 }
 
-function extFieldsOf(raw: unknown): ExtFields | null {
+/**
+ * extFields as Java's HashMap<String,String>: strings kept, numbers and booleans as their text
+ * (fastjson fills the map with the text of any scalar, spec §2.2), null members left out. An
+ * object or array value, or extFields that are not an object, refuse `cmd` (RefusedRequestError).
+ */
+function extFieldsOf(raw: unknown, cmd: RemotingCommand): ExtFields | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== "object" || Array.isArray(raw))
-    throw new FrameError("bad JSON header: extFields is not an object");
+    throw new RefusedRequestError(cmd, "bad JSON header: extFields is not an object");
   const fields = raw as Record<string, unknown>;
   // Java and our own peers send strings only: keep the parsed object as it is (JSON.parse makes
   // even a "__proto__" key an own data property).
@@ -77,12 +124,18 @@ function extFieldsOf(raw: unknown): ExtFields | null {
   }
   if (allStrings) return fields as ExtFields;
   const out: ExtFields = {};
-  for (const [key, value] of Object.entries(fields)) {
+  for (const key in fields) {
+    const value = fields[key];
     if (value === null || value === undefined) continue;
-    // fastjson fills HashMap<String,String> with the text of any scalar (spec §2.2).
-    const text =
-      typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
-    setExtField(out, key, text);
+    if (typeof value === "object") {
+      const what = Array.isArray(value) ? "an array" : "an object";
+      const name = key.length > REMARK_KEY_CHARS_MAX ? `${key.slice(0, REMARK_KEY_CHARS_MAX)}...` : key;
+      throw new RefusedRequestError(
+        cmd,
+        `bad JSON header: extFields.${name} is ${what}; values must be strings, numbers or booleans`,
+      );
+    }
+    setExtField(out, key, typeof value === "string" ? value : String(value));
   }
   return out;
 }

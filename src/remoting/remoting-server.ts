@@ -1,10 +1,13 @@
 /**
  * RemotingServer: an endpoint that accepts TCP connections (Bun.listen) and, for roles in the same
- * process, in-process connections, all served by one processor registry.
+ * process, in-process connections, all served by one processor registry. TCP connections count
+ * against the process's ServerResources: beyond the connection cap one is closed as it arrives,
+ * and its unsent and partial bytes are charged to the shared buffer budget.
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "pino";
 import type { Connection, ConnectionHandler } from "./connection.ts";
+import type { PausableListener } from "./descriptor-watch.ts";
 import {
   DEFAULT_SERVER_ASYNC_PERMITS,
   DEFAULT_SERVER_ONEWAY_PERMITS,
@@ -12,6 +15,7 @@ import {
   RemotingEndpoint,
 } from "./endpoint.ts";
 import { createInProcessPair } from "./in-process.ts";
+import { ServerResources } from "./server-resources.ts";
 import { TcpConnection, type TcpSocketData, tcpSocketHandlers } from "./tcp-connection.ts";
 
 export interface RemotingServerOptions extends EndpointOptions {
@@ -21,13 +25,21 @@ export interface RemotingServerOptions extends EndpointOptions {
   idleSeconds?: number;
   frameBytesMax?: number;
   outboundBytesMax?: number;
+  /** Shared with the process's other servers; absent: this server makes its own (auto limits). */
+  resources?: ServerResources;
 }
 
 export class RemotingServer {
   readonly endpoint: RemotingEndpoint;
+  readonly resources: ServerResources;
   private listener: TCPSocketListener<TcpSocketData> | null = null;
+  /** The port bound first, listened on again after a pause (listenPort may be 0). */
+  private boundPort = 0;
+  private stopped = false;
+  private readonly ownsResources: boolean;
   private readonly live = new Set<Connection>();
   private readonly log: Logger;
+  private readonly pausable: PausableListener;
 
   constructor(private readonly options: RemotingServerOptions) {
     this.log = options.log;
@@ -36,17 +48,26 @@ export class RemotingServer {
       onewayPermits: DEFAULT_SERVER_ONEWAY_PERMITS,
       ...options,
     });
-    this.endpoint.onConnectionClosed((conn) => this.live.delete(conn));
+    this.ownsResources = options.resources === undefined;
+    this.resources = options.resources ?? new ServerResources({ log: options.log });
+    this.pausable = {
+      name: options.name,
+      pause: () => this.pauseListening(),
+      resume: () => this.resumeListening(),
+    };
+    this.endpoint.onConnectionClosed((conn) => {
+      if (this.live.delete(conn) && conn.transport === "tcp") this.resources.connections.leave();
+    });
   }
 
   get registry() {
     return this.endpoint.registry;
   }
 
-  /** The bound TCP port (useful with listenPort 0). */
+  /** The bound TCP port (useful with listenPort 0); kept while listening is paused. */
   get port(): number {
-    if (!this.listener) throw new Error(`${this.options.name} is not listening`);
-    return this.listener.port;
+    if (this.boundPort === 0) throw new Error(`${this.options.name} is not listening`);
+    return this.boundPort;
   }
 
   get connections(): ReadonlySet<Connection> {
@@ -57,7 +78,9 @@ export class RemotingServer {
   async start(): Promise<void> {
     const hostname = this.options.bindAddress ?? "0.0.0.0";
     try {
-      this.listener = this.listen(hostname);
+      this.listener = this.listen(hostname, this.options.listenPort);
+      this.boundPort = this.listener.port;
+      this.resources.descriptors.add(this.pausable);
     } catch (err) {
       // Bun's own message ("Failed to listen at 0.0.0.0") names neither the port nor the cause.
       const code = (err as { code?: string }).code;
@@ -67,21 +90,47 @@ export class RemotingServer {
     }
   }
 
-  private listen(hostname: string): TCPSocketListener<TcpSocketData> {
+  private listen(hostname: string, port: number): TCPSocketListener<TcpSocketData> {
     return Bun.listen<TcpSocketData>({
       hostname,
-      port: this.options.listenPort,
+      port,
       data: { conn: null },
-      socket: tcpSocketHandlers((socket: Socket<TcpSocketData>) => {
-        const conn = new TcpConnection(socket, this.endpoint, {
-          frameBytesMax: this.options.frameBytesMax,
-          outboundBytesMax: this.options.outboundBytesMax,
-          idleSeconds: this.options.idleSeconds,
-          log: this.log,
-        });
-        this.live.add(conn);
-      }),
+      socket: tcpSocketHandlers((socket: Socket<TcpSocketData>) => this.accept(socket)),
     });
+  }
+
+  private accept(socket: Socket<TcpSocketData>): void {
+    if (!this.resources.connections.admit(`${socket.remoteAddress}:${socket.remotePort}`)) {
+      // Closed before any byte is read, so its descriptor is free again at once.
+      socket.terminate();
+      return;
+    }
+    const conn = new TcpConnection(socket, this.endpoint, {
+      frameBytesMax: this.options.frameBytesMax,
+      outboundBytesMax: this.options.outboundBytesMax,
+      idleSeconds: this.options.idleSeconds,
+      budget: this.resources.budget,
+      log: this.log,
+    });
+    this.live.add(conn);
+  }
+
+  /** Stops accepting (the descriptor watch found none left); open connections stay. */
+  private pauseListening(): void {
+    this.listener?.stop(false);
+    this.listener = null;
+  }
+
+  /** Listens again on the port bound at start; false when that failed (retried later). */
+  private resumeListening(): boolean {
+    if (this.listener || this.stopped) return true;
+    try {
+      this.listener = this.listen(this.options.bindAddress ?? "0.0.0.0", this.boundPort);
+      return true;
+    } catch (err) {
+      this.log.warn({ err, port: this.boundPort }, `${this.options.name}: cannot listen again yet`);
+      return false;
+    }
   }
 
   /**
@@ -94,17 +143,20 @@ export class RemotingServer {
   ): Connection {
     const [clientSide, serverSide] = createInProcessPair(client, this.endpoint, {
       ...options,
-      serverAddress: this.listener ? `127.0.0.1:${this.listener.port}` : "in-process",
+      serverAddress: this.boundPort !== 0 ? `127.0.0.1:${this.boundPort}` : "in-process",
     });
     this.live.add(serverSide);
     return clientSide;
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.resources.descriptors.remove(this.pausable);
     this.listener?.stop(true);
     this.listener = null;
     for (const conn of [...this.live]) conn.close("server stopping");
     this.live.clear();
     this.endpoint.close();
+    if (this.ownsResources) this.resources.stop();
   }
 }

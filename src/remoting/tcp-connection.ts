@@ -1,31 +1,34 @@
 /**
  * A Connection over a Bun TCP socket. Frames written in one tick are coalesced into one write;
  * Bun's write may be partial, so the rest waits for `drain` (style habit 10). A peer that lets
- * more than `outboundBytesMax` pile up is disconnected rather than buffered without bound.
+ * more than `outboundBytesMax` pile up is disconnected rather than buffered without bound; with a
+ * `budget`, unsent bytes and a partial incoming frame are also charged to the process-wide
+ * BufferBudget, which closes whoever pins the most when it is full.
  */
 import type { Socket, SocketHandler } from "bun";
 import type { Logger } from "pino";
+import type { BufferBudget } from "./buffer-budget.ts";
 import type { RemotingCommand } from "./command.ts";
 import { type Connection, type ConnectionHandler, nextConnectionId } from "./connection.ts";
-import { FrameError } from "./errors.ts";
+import { FrameError, RefusedRequestError } from "./errors.ts";
 import {
   DEFAULT_FRAME_BYTES_MAX,
   decodeFrame,
   FrameDecoder,
   type PreparedFrame,
   prepareFrame,
-  writeFrame,
 } from "./frame.ts";
+import { Outbound } from "./outbound.ts";
 
 export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 64 * 1024 * 1024;
-const OUTBOX_INITIAL_BYTES = 64 * 1024;
-const OUTBOX_KEEP_BYTES = 1024 * 1024;
 
 export interface TcpConnectionOptions {
   frameBytesMax?: number;
   outboundBytesMax?: number;
   /** Close after this long with no read and no write (serverChannelMaxIdleTimeSeconds); 0 = never. */
   idleSeconds?: number;
+  /** Where unsent and partially received bytes are charged (servers); none: only the caps above. */
+  budget?: BufferBudget;
   log: Logger;
 }
 
@@ -41,15 +44,12 @@ export class TcpConnection implements Connection {
   readonly localAddress: string;
   private readonly decoder: FrameDecoder;
   private readonly outboundBytesMax: number;
-  /** Frames waiting for this tick's flush, headers serialized, bodies not yet copied. */
-  private queued: PreparedFrame[] = [];
-  private queuedBytes = 0;
-  /** Reused between flushes: each frame's bytes are copied once, into here, then written. */
-  private outbox: Buffer = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
-  /** Bytes the socket did not take yet; written on drain. */
-  private backlog: Uint8Array | null = null;
+  private readonly outbound = new Outbound();
   private flushScheduled = false;
   private isClosed = false;
+  /** Bytes charged to the budget for unsent frames, and for the partial frame being received. */
+  private outboundCharged = 0;
+  private partialCharged = 0;
   /** Date.now() of the last read or write, for the idle close (0 when there is none). */
   private lastActive = 0;
 
@@ -83,12 +83,18 @@ export class TcpConnection implements Connection {
       this.options.log.error({ err, code: cmd.code }, "cannot encode command");
       return false;
     }
-    if (this.queuedBytes + (this.backlog?.length ?? 0) + frame.size > this.outboundBytesMax) {
+    if (this.outbound.unsent + frame.size > this.outboundBytesMax) {
       this.close(`outbound queue over ${this.outboundBytesMax} bytes`);
       return false;
     }
-    this.queued.push(frame);
-    this.queuedBytes += frame.size;
+    if (this.options.budget) {
+      if (!this.options.budget.take(this, frame.size, "unsent")) {
+        this.abort(`server buffer budget of ${this.options.budget.bytesMax} bytes is full`);
+        return false;
+      }
+      this.outboundCharged += frame.size;
+    }
+    this.outbound.push(frame);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       queueMicrotask(() => this.flush());
@@ -102,22 +108,32 @@ export class TcpConnection implements Connection {
     this.socket.end();
   }
 
+  /**
+   * Closes at once, discarding what is unsent (a reset, not an end): for connections refused or
+   * evicted to protect the process, which are owed no graceful end.
+   */
+  abort(reason: string): void {
+    if (this.isClosed) return;
+    this.markClosed(reason);
+    this.socket.terminate();
+  }
+
   /** Socket callbacks (the shared handler table routes them here). */
   onData(chunk: Uint8Array): void {
     if (this.isClosed) return;
-    if (this.lastActive !== 0) this.lastActive = Date.now();
-    let frames: Uint8Array[];
-    try {
-      frames = this.decoder.push(chunk);
-    } catch (err) {
-      this.dropMalformed(err);
-      return;
-    }
+    this.noteActive();
+    const frames = this.decoder.push(chunk);
+    // Every whole frame is served first: before a bad length (then the connection closes, as
+    // Netty does) and before a partial frame the budget may refuse.
     for (const frame of frames) {
       let cmd: RemotingCommand;
       try {
         cmd = decodeFrame(frame);
       } catch (err) {
+        if (err instanceof RefusedRequestError && !err.command.isResponse && this.handler.onRefused) {
+          this.handler.onRefused(this, err.command, err.message);
+          continue;
+        }
         this.dropMalformed(err);
         return;
       }
@@ -128,15 +144,21 @@ export class TcpConnection implements Connection {
       }
       if (this.isClosed) return;
     }
+    if (this.decoder.failure) this.dropMalformed(this.decoder.failure);
+    else this.chargePartial();
   }
 
   onDrain(): void {
-    if (this.backlog) {
-      const rest = this.backlog;
-      this.backlog = null;
-      this.write(rest);
+    if (this.isClosed) return;
+    if (this.outbound.blocked) {
+      this.noteActive();
+      if (!this.outbound.drain(this.socket)) {
+        this.markClosed("socket closed during write");
+        return;
+      }
+      this.settleOutbound();
     }
-    if (!this.backlog && this.queuedBytes > 0) this.flush();
+    if (!this.outbound.blocked && this.outbound.hasQueued) this.flush();
   }
 
   onSocketClosed(reason: string): void {
@@ -162,34 +184,45 @@ export class TcpConnection implements Connection {
 
   private flush(): void {
     this.flushScheduled = false;
-    if (this.isClosed || this.backlog || this.queuedBytes === 0) return;
-    const total = this.queuedBytes;
-    if (this.outbox.length < total) this.outbox = Buffer.allocUnsafe(Math.max(total, this.outbox.length * 2));
-    const out = this.outbox;
-    let pos = 0;
-    for (const frame of this.queued) {
-      writeFrame(frame, out, pos);
-      pos += frame.size;
-    }
-    this.queued = [];
-    this.queuedBytes = 0;
-    this.write(out.subarray(0, total), true);
-    // A burst may have grown the outbox; do not keep megabytes per idle connection.
-    if (this.outbox.length > OUTBOX_KEEP_BYTES) this.outbox = Buffer.allocUnsafe(OUTBOX_INITIAL_BYTES);
-  }
-
-  /** `reused`: the bytes live in the outbox, so an unwritten rest must be copied out of it. */
-  private write(bytes: Uint8Array, reused = false): void {
-    if (this.lastActive !== 0) this.lastActive = Date.now();
-    const written = this.socket.write(bytes);
-    if (written < 0) {
+    if (this.isClosed || this.outbound.blocked || !this.outbound.hasQueued) return;
+    this.noteActive();
+    if (!this.outbound.flush(this.socket)) {
       this.markClosed("socket closed during write");
       return;
     }
-    if (written < bytes.length) {
-      const rest = bytes.subarray(written);
-      this.backlog = reused ? Uint8Array.prototype.slice.call(rest) : rest;
+    this.settleOutbound();
+  }
+
+  private noteActive(): void {
+    if (this.lastActive !== 0) this.lastActive = Date.now();
+  }
+
+  /** Gives the budget back what the socket took; what is still queued or backlogged stays charged. */
+  private settleOutbound(): void {
+    const budget = this.options.budget;
+    if (!budget || this.isClosed) return;
+    const unsent = this.outbound.unsent;
+    if (unsent >= this.outboundCharged) return;
+    budget.give(this, this.outboundCharged - unsent, "unsent");
+    this.outboundCharged = unsent;
+  }
+
+  /**
+   * Charges the frame being received at the size it declared (or gives back what it no longer
+   * needs), so a peer that announces 15 MiB and stops is charged 15 MiB from its first chunk.
+   * When the budget has no room this connection is closed.
+   */
+  private chargePartial(): void {
+    const budget = this.options.budget;
+    if (!budget) return;
+    const pending = this.decoder.pendingFrameBytes;
+    if (pending < this.partialCharged) {
+      budget.give(this, this.partialCharged - pending, "unsent");
+    } else if (pending > this.partialCharged && !budget.take(this, pending - this.partialCharged, "unsent")) {
+      this.abort(`server buffer budget of ${budget.bytesMax} bytes is full (a frame of ${pending} bytes)`);
+      return;
     }
+    this.partialCharged = pending;
   }
 
   private dropMalformed(err: unknown): void {
@@ -198,19 +231,22 @@ export class TcpConnection implements Connection {
       { addr: this.remoteAddress, reason: message },
       "closing connection: malformed frame",
     );
+    // Answers the frames before the bad one already produced go out before the close.
+    this.flush();
     this.close(`malformed frame: ${message}`);
   }
 
   private markClosed(reason: string): void {
     this.isClosed = true;
-    this.queued = [];
-    this.queuedBytes = 0;
-    this.backlog = null;
+    this.outbound.clear();
     try {
       this.handler.onClose(this, reason);
     } catch (err) {
       this.options.log.error({ err }, "close handler threw");
     }
+    this.options.budget?.release(this);
+    this.outboundCharged = 0;
+    this.partialCharged = 0;
   }
 }
 

@@ -101,7 +101,7 @@ test("a pull on a closed connection, or beyond heldPullsMax, is not held", () =>
     lp.hold(pull(log, "p1", open)),
     lp.hold(pull(log, "p2", open)),
     lp.hold(pull(log, "p3", open)),
-  ]).toEqual([false, true, true, false]);
+  ]).toEqual(["closed", "held", "held", "full"]);
   lp.wakeAll();
   expect(log).toEqual(["wake p1", "wake p2"]);
 });

@@ -108,7 +108,11 @@ describe("codec properties", () => {
         const head = new Uint8Array(8);
         new DataView(head.buffer).setInt32(0, total);
         const decoder = new FrameDecoder(4100);
-        expect(() => decoder.push(head)).toThrow(FrameError);
+        expect(decoder.push(head)).toEqual([]);
+        expect({ failed: decoder.failure instanceof FrameError, buffered: decoder.buffered }).toEqual({
+          failed: true,
+          buffered: 0,
+        });
       }),
     );
   });

@@ -153,11 +153,30 @@ describe("FrameDecoder", () => {
     expect(decoder.buffered).toBe(10);
   });
 
+  test("whole frames before a bad length in the same chunk come out; then the decoder takes nothing more", () => {
+    const badLength = Uint8Array.of(0xff, 0xff, 0xff, 0xfb, 1, 2, 3);
+    const decoder = new FrameDecoder();
+    const out = decoder.push(Buffer.concat([both, badLength]));
+    expect({
+      frames: out.map((f) => Buffer.from(f)),
+      failure: decoder.failure?.message,
+      buffered: decoder.buffered,
+      after: decoder.push(frames[0]!),
+    }).toEqual({
+      frames: frames.map((f) => Buffer.from(payload(f))),
+      failure: "bad frame length -5",
+      buffered: 0,
+      after: [],
+    });
+  });
+
   test("a frame over the limit is refused before it is buffered", () => {
     const decoder = new FrameDecoder(1024);
     const head = new Uint8Array(8);
     new DataView(head.buffer).setInt32(0, 1021);
-    expect(() => decoder.push(head)).toThrow(FrameError);
+    expect(decoder.push(head)).toEqual([]);
+    expect(decoder.failure).toBeInstanceOf(FrameError);
+    expect(decoder.buffered).toBe(0);
     const atLimit = new Uint8Array(8);
     new DataView(atLimit.buffer).setInt32(0, 1020);
     expect(new FrameDecoder(1024).push(atLimit)).toEqual([]);
@@ -169,15 +188,20 @@ describe("FrameDecoder", () => {
     expect(new FrameDecoder().push(ok)).toEqual([]);
     const tooBig = new Uint8Array(4);
     new DataView(tooBig.buffer).setInt32(0, 16777213);
-    expect(() => new FrameDecoder().push(tooBig)).toThrow(FrameError);
+    const decoder = new FrameDecoder();
+    decoder.push(tooBig);
+    expect(decoder.failure?.message).toBe("frame of 16777217 bytes exceeds the 16777216-byte limit");
   });
 
   test("negative and tiny lengths are refused", () => {
-    const bad = new Uint8Array(4);
-    new DataView(bad.buffer).setInt32(0, -5);
-    expect(() => new FrameDecoder().push(bad)).toThrow(FrameError);
-    new DataView(bad.buffer).setInt32(0, 2);
-    expect(() => new FrameDecoder().push(bad)).toThrow(FrameError);
+    const failureOf = (total: number) => {
+      const bad = new Uint8Array(4);
+      new DataView(bad.buffer).setInt32(0, total);
+      const decoder = new FrameDecoder();
+      decoder.push(bad);
+      return decoder.failure?.message;
+    };
+    expect([failureOf(-5), failureOf(2)]).toEqual(["bad frame length -5", "bad frame length 2"]);
   });
 
   test("a header length beyond the frame is a decode error", () => {

@@ -97,6 +97,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Prefix of the temp home directory. */
   name?: string;
+  /** A command the child runs under, e.g. ["prlimit", "--nofile=128:128"]; it must exec its argument. */
+  launcher?: readonly string[];
 }
 
 export interface StartedRocketbun extends AsyncDisposable {
@@ -138,7 +140,7 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
   const spawn = async () => {
     const args = ["start", "--home", home, "-c", conf, "--namesrv-port", String(nsPort)];
     args.push("--broker-port", String(brokerPort), "--gateway-port", String(gwPort));
-    child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+    child = Bun.spawn([...(options.launcher ?? []), process.execPath, "src/cli/main.ts", ...args], {
       cwd: repoRoot,
       stdin: "ignore",
       stdout: "pipe",
