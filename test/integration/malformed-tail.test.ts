@@ -4,6 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { encodeFrame, RemotingCommand, RemotingServer, ResponseCode } from "../../src/remoting/index.ts";
+import { waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
 import { createTopic, decodeRecords, pullRequest, sendRequest, startBroker } from "./harness.ts";
 import { rawClient } from "./raw-client.ts";
@@ -22,7 +23,11 @@ test("frames before a bad length in the same write are served (both sends are st
   second.opaque = 2;
   await raw.write(Buffer.concat([encodeFrame(first), encodeFrame(second), BAD_LENGTH]));
   await raw.closed;
-  const pulled = await c.invoke(h.addr, pullRequest({ group: "G", topic: "TTail", queueId: 0, offset: 0 }));
+  // A record is visible once written, which may come a moment after the close.
+  const pulled = await waitFor("both records", async () => {
+    const r = await c.invoke(h.addr, pullRequest({ group: "G", topic: "TTail", queueId: 0, offset: 0 }));
+    return decodeRecords(r.body).length >= 2 ? r : undefined;
+  });
   expect(decodeRecords(pulled.body).map((r) => new TextDecoder().decode(r.body))).toEqual([
     "first",
     "second",

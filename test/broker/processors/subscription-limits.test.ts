@@ -6,15 +6,13 @@ import { createTopic, pullRequest, request, startBroker } from "../../integratio
 const overCap = () => Array.from({ length: SUBSCRIPTION_TAGS_MAX + 1 }, (_, i) => `t${i}`).join("||");
 const REMARK = `parse the consumer's subscription failed: more than ${SUBSCRIPTION_TAGS_MAX} tags`;
 
-test("a pull or heartbeat whose subscription names too many tags is refused with SUBSCRIPTION_PARSE_FAILED; others are served", async () => {
+// A pull carries its subscription in the header, which is refused whole above 256 KiB (far fewer
+// tags than the cap; see test/integration/hostile-headers.test.ts); a heartbeat carries it in the body.
+test("a heartbeat whose subscription names too many tags is refused with SUBSCRIPTION_PARSE_FAILED; others are served", async () => {
   await using h = await startBroker();
   const c = h.client();
   await createTopic(c, h.addr, "TTags", 1);
   const expression = overCap();
-  const pull = await c.invoke(
-    h.addr,
-    pullRequest({ group: "GTags", topic: "TTags", queueId: 0, offset: 0, subscription: expression }),
-  );
   const heartbeat = await c.invoke(
     h.addr,
     request(
@@ -38,13 +36,10 @@ test("a pull or heartbeat whose subscription names too many tags is refused with
       ),
     ),
   );
-  expect([
-    { code: pull.code, remark: pull.remark },
-    { code: heartbeat.code, remark: heartbeat.remark },
-  ]).toEqual([
-    { code: ResponseCode.SUBSCRIPTION_PARSE_FAILED, remark: REMARK },
-    { code: ResponseCode.SUBSCRIPTION_PARSE_FAILED, remark: REMARK },
-  ]);
+  expect({ code: heartbeat.code, remark: heartbeat.remark }).toEqual({
+    code: ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+    remark: REMARK,
+  });
   const fine = await h
     .client()
     .invoke(
