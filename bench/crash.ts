@@ -7,6 +7,7 @@
  */
 import pino from "pino";
 import { RemotingClient } from "../src/remoting/index.ts";
+import { rng } from "../test/crash/crash-check.ts";
 import { createTopic, decodeRecords, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -15,17 +16,6 @@ const QUEUES = 4;
 const IN_FLIGHT = 64;
 const TOPIC = "BenchCrash";
 const log = pino({ level: "silent" });
-
-/** Deterministic pseudo-random numbers, so a round's kill moment can be replayed. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 const text = new TextEncoder();
 const bodyOf = (round: number, seq: number) => `round ${round} message ${seq} ${"x".repeat(seq % 900)}`;

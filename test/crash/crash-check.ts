@@ -29,6 +29,33 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** The child's output, a line at a time, as its first word and the rest. */
+export async function* childLines(out: ReadableStream<Uint8Array>): AsyncGenerator<[string, string[]]> {
+  let rest = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of out) {
+    rest += decoder.decode(chunk, { stream: true });
+    const lines = rest.split("\n");
+    rest = lines.pop()!;
+    for (const line of lines) {
+      const [kind, ...fields] = line.split(" ");
+      yield [kind!, fields];
+    }
+  }
+}
+
+/** An `ack <seq> <queueId> <queueOffset> <phyOffset> <size>` line's fields. */
+export function parseAck(fields: string[]): Ack {
+  const [seq, queueId, queueOffset, phy, size] = fields.map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { seq, queueId, queueOffset, phy, size };
+}
+
 /** A message the child's reader was given: its queue, queue offset and sequence number. */
 export interface Seen {
   readonly queueId: number;
@@ -56,22 +83,11 @@ export async function crashRound(
   const acks: Ack[] = [];
   const seen: Seen[] = [];
   let killed = false;
-  let rest = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of child.stdout) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split("\n");
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const [kind, ...f] = line.split(" ");
-      const n = f.map(Number);
-      if (kind === "ack") {
-        const [seq, queueId, queueOffset, phy, size] = n as [number, number, number, number, number];
-        acks.push({ seq, queueId, queueOffset, phy, size });
-      } else if (kind === "seen") {
-        const [queueId, queueOffset, seq] = n as [number, number, number];
-        seen.push({ queueId, queueOffset, seq });
-      }
+  for await (const [kind, f] of childLines(child.stdout)) {
+    if (kind === "ack") acks.push(parseAck(f));
+    else if (kind === "seen") {
+      const [queueId, queueOffset, seq] = f.map(Number) as [number, number, number];
+      seen.push({ queueId, queueOffset, seq });
     }
     if (!killed && acks.length >= killAfter) {
       child.kill("SIGKILL");

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../broker/store/helpers.ts";
-import { type Ack, verify } from "./crash-check.ts";
+import { type Ack, childLines, parseAck, verify } from "./crash-check.ts";
 
 const NOFILE = 256;
 
@@ -27,32 +27,16 @@ test("a roll that fails for want of descriptors is retried once they are free, a
   const events: string[] = [];
   const refusedBeforeFree: string[] = [];
   let freed = false;
-  let rest = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of child.stdout) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split("\n");
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const [kind, ...f] = line.split(" ");
-      if (kind === "ack") {
-        const [seq, queueId, queueOffset, phy, size] = f.map(Number) as [
-          number,
-          number,
-          number,
-          number,
-          number,
-        ];
-        acks.push({ seq, queueId, queueOffset, phy, size });
-      } else if (kind === "refused") {
-        if (!freed) refusedBeforeFree.push(f[1]!);
-      } else if (kind === "hogged" || kind === "recovered") {
-        events.push(`${kind} ${kind === "hogged" ? f[1] : Number(f[0]) < 10_000}`);
-      } else if (kind === "freed") {
-        freed = true;
-      } else if (kind === "done") {
-        child.kill("SIGKILL");
-      }
+  for await (const [kind, f] of childLines(child.stdout)) {
+    if (kind === "ack") acks.push(parseAck(f));
+    else if (kind === "refused") {
+      if (!freed) refusedBeforeFree.push(f[1]!);
+    } else if (kind === "hogged" || kind === "recovered") {
+      events.push(`${kind} ${kind === "hogged" ? f[1] : Number(f[0]) < 10_000}`);
+    } else if (kind === "freed") {
+      freed = true;
+    } else if (kind === "done") {
+      child.kill("SIGKILL");
     }
   }
   await child.exited;
