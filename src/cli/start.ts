@@ -19,7 +19,15 @@ import {
   startLogging,
 } from "./command.ts";
 import { type RoleStep, runRoles } from "./lifecycle.ts";
-import { ROLE_TITLES, type RoleStarter, type RoleStarters, roleStarters } from "./roles.ts";
+import {
+  openSharedAcl,
+  ROLE_TITLES,
+  type RoleStarter,
+  type RoleStarters,
+  roleStarters,
+  type Shared,
+  sharedAcl,
+} from "./roles.ts";
 
 const spec: CommandSpec = {
   name: "start",
@@ -58,9 +66,12 @@ export function startSteps(
 ): { steps: RoleStep[]; missing: string[] } {
   const steps: RoleStep[] = [];
   const missing: string[] = [];
+  const acl = sharedAcl(config);
+  if (acl) steps.push({ title: "ACL", start: () => openSharedAcl(acl) });
+  const shared: Shared = { acl };
   const add = <C>(title: string, starter: RoleStarter<C> | undefined, slice: C) => {
     if (starter === undefined) missing.push(title);
-    else steps.push({ title, start: () => starter(slice) });
+    else steps.push({ title, start: () => starter(slice, shared) });
   };
   add(ROLE_TITLES.namesrv, starters.namesrv, config.namesrv);
   add(ROLE_TITLES.broker, starters.broker, config.broker);
