@@ -35,7 +35,8 @@ const spec: CommandSpec = {
     "rocketbun start [--home DIR] [--namesrv-port N] [--broker-port N] [--gateway-port N] [-c FILE] [-p]",
   summary:
     "Runs NameServer (9876), Broker (10911) and Gateway (8080) in one process. The file takes broker.conf\n" +
-    "keys (listenPort is the broker's), NamesrvConfig keys, gatewayPort and namesrvListenPort. Run-time\n" +
+    "keys (listenPort is the broker's), NamesrvConfig keys, gatewayPort and namesrvListenPort; one\n" +
+    "aclEnable=true checks ACL at the broker and the NameServer, with one aclPlainFile. Run-time\n" +
     "changes go (by default) to <home>/namesrv/namesrv-runtime.properties and\n" +
     "<home>/store/config/broker-runtime.properties, never to the file.",
   flags: [
