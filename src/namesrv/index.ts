@@ -171,7 +171,12 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
         await ownAcl.open();
         ownAcl.startWatching();
       }
-      await server.start();
+      try {
+        await server.start();
+      } catch (err) {
+        ownAcl?.stop();
+        throw err;
+      }
       startedAt = Date.now();
       warnIfExposed(log, {
         role: "NameServer",
