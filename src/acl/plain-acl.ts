@@ -91,7 +91,7 @@ export class PlainAcl {
         this.install(emptyAclData(), compileAcl(emptyAclData()), stamp);
         this.log.warn(
           { file: this.file },
-          "aclEnable is on and the ACL file did not exist: created it empty, so every request is refused until accounts are added",
+          "aclEnable is on and the ACL file did not exist: created it empty, so every request that needs an account is refused until accounts are added",
         );
         return;
       }
