@@ -4,7 +4,10 @@
  */
 import { resolve } from "node:path";
 import type { Logger } from "pino";
+import { warnIfExposed } from "../src/acl/exposure.ts";
 import { PlainAcl } from "../src/acl/plain-acl.ts";
+import { createRequestSigner } from "../src/acl/signature.ts";
+import { innerCredentialsOf } from "../src/config/acl-config.ts";
 import type { BrokerRoleConfig } from "../src/config/role-config.ts";
 import { RuntimeChanges } from "../src/config/runtime-changes.ts";
 import { logger as componentLogger } from "../src/log.ts";
@@ -41,6 +44,11 @@ export interface BrokerDeps {
   store?: MessageStore;
   /** Connection cap and buffer budget shared with the process's other servers (`start`). */
   resources?: ServerResources;
+  /**
+   * An ACL its owner opened and will stop (`start` shares one with its NameServer). Used when
+   * aclEnable is on, instead of a PlainAcl of the broker's own.
+   */
+  acl?: PlainAcl;
 }
 
 export interface Broker {
@@ -118,12 +126,16 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     listenPort: vipPort,
     log: log.child({ part: "vip" }),
   });
+  // Java's BrokerOuterAPI signs with innerClientAuthenticationCredentials: NameServers checking ACL
+  // take registrations from admin accounts only.
+  const credentials = innerCredentialsOf(config.auth);
   const outer = new RemotingClient({
     name: "broker-outer",
     log: log.child({ part: "outer" }),
     connector: deps.connector,
     version: config.rocketbun.remotingVersion,
     language: config.rocketbun.remotingLanguage,
+    ...(credentials ? { beforeRequest: createRequestSigner(credentials) } : {}),
   });
   const namesrvAddrs = () =>
     bc.namesrvAddr
@@ -136,13 +148,16 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   let registration: BrokerRegistration | null = null;
 
   // ACL 1.0: every request on both ports is checked before its processor runs.
-  const acl = bc.aclEnable
-    ? new PlainAcl({
-        file: resolve(config.rocketbun.rocketbunHome, config.limits.aclPlainFile),
-        watchIntervalMs: config.limits.aclWatchIntervalMs,
-        log: log.child({ part: "acl" }),
-      })
-    : null;
+  const aclFile = resolve(config.rocketbun.rocketbunHome, config.limits.aclPlainFile);
+  const ownAcl =
+    bc.aclEnable && !deps.acl
+      ? new PlainAcl({
+          file: aclFile,
+          watchIntervalMs: config.limits.aclWatchIntervalMs,
+          log: log.child({ part: "acl" }),
+        })
+      : null;
+  const acl = bc.aclEnable ? (deps.acl ?? ownAcl) : null;
 
   const ctx: BrokerContext = {
     brokerConfig: bc,
@@ -221,13 +236,24 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
         );
       }
       // Before the ports open, so no request is ever served without the file's accounts.
-      await acl?.open();
-      acl?.startWatching();
+      await ownAcl?.open();
+      ownAcl?.startWatching();
       await store.open();
       await Promise.all([groups.load(), offsets.load()]);
       await topics.load();
       await server.start();
       await vipServer.start();
+      warnIfExposed(log, {
+        role: "Broker",
+        bindAddress: netty.bindAddress,
+        ports: [
+          { name: "port", port: server.port },
+          { name: "VIP port", port: vipServer.port },
+        ],
+        aclEnabled: acl !== null,
+        risk: "delete topics and groups, change the broker's config, and read and write every message",
+        aclFile,
+      });
       brokerAddr = `${bc.brokerIP1}:${server.port}`;
       storeHost = parseHostAddress(brokerAddr);
       registration = new BrokerRegistration({
@@ -261,7 +287,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       return line;
     },
     async stop() {
-      acl?.stop();
+      ownAcl?.stop();
       for (const t of timers) clearInterval(t);
       registration?.stop();
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();

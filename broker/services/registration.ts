@@ -16,6 +16,9 @@ import type { RemotingClient } from "../../src/remoting/remoting-client.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 
+/** How long shutdown waits for each NameServer to take the unregistration. */
+const UNREGISTER_TIMEOUT_MS = 3000;
+
 export interface BrokerIdentity {
   clusterName: string;
   brokerName: string;
@@ -87,8 +90,23 @@ export class BrokerRegistration {
     await Promise.all(
       namesrvAddrs().map((addr) =>
         client
-          .invoke(addr, RemotingCommand.request(RequestCode.UNREGISTER_BROKER, { ...ext }), 3000)
-          .catch((err: Error) => log.warn({ namesrv: addr, err: err.message }, "unregister broker failed")),
+          .invoke(
+            addr,
+            RemotingCommand.request(RequestCode.UNREGISTER_BROKER, { ...ext }),
+            UNREGISTER_TIMEOUT_MS,
+          )
+          .then(
+            (response) => {
+              // A NameServer checking ACL refuses it without an admin signature: say so, as for registrations.
+              if (response.code !== ResponseCode.SUCCESS) {
+                log.warn(
+                  { namesrv: addr, code: response.code, remark: response.remark },
+                  "unregister broker refused",
+                );
+              }
+            },
+            (err: Error) => log.warn({ namesrv: addr, err: err.message }, "unregister broker failed"),
+          ),
       ),
     );
   }

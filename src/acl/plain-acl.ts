@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { type DataVersion, nextDataVersion } from "../protocol/route/data-version.ts";
 import type { RemotingCommand } from "../remoting/command.ts";
 import type { Connection } from "../remoting/connection.ts";
+import type { RequestGuard } from "../remoting/processor-registry.ts";
 import { requestCodeName } from "../remoting/request-code.ts";
 import { type AclSnapshot, checkAccountKeys, compileAcl } from "./acl-snapshot.ts";
 import { AclField } from "./constants.ts";
@@ -43,6 +44,13 @@ export interface AccountUpdate {
   topicPerms: string[] | null;
   groupPerms: string[] | null;
 }
+
+/** One role's rules over the validator: returns when the request may run, else throws AclDenied. */
+export type AclCheck = (
+  validator: PlainAccessValidator,
+  request: RemotingCommand,
+  connection: Connection,
+) => void;
 
 /** Refusals are logged at most once a second, with a count of the ones left out. */
 const DENIAL_LOG_INTERVAL_MS = 1000;
@@ -83,7 +91,7 @@ export class PlainAcl {
         this.install(emptyAclData(), compileAcl(emptyAclData()), stamp);
         this.log.warn(
           { file: this.file },
-          "aclEnable is on and the ACL file did not exist: created it empty, so every request is refused until accounts are added",
+          "aclEnable is on and the ACL file did not exist: created it empty, so every request that needs an account is refused until accounts are added",
         );
         return;
       }
@@ -92,15 +100,25 @@ export class PlainAcl {
     });
   }
 
-  /** The pre-dispatch check (a RequestGuard): throws AclDenied, which answers NO_PERMISSION. */
-  readonly guard = (request: RemotingCommand, connection: Connection): void => {
-    try {
-      this.validator.check(request, connection);
-    } catch (err) {
-      if (err instanceof AclDenied) this.noteDenied(request, connection, err);
-      throw err;
-    }
-  };
+  /**
+   * A pre-dispatch check (a RequestGuard) running `check` against the ACL in force: AclDenied
+   * answers NO_PERMISSION and is logged, at most once a second, naming `server`.
+   */
+  guardWith(server: string, check: AclCheck): RequestGuard {
+    return (request, connection) => {
+      try {
+        check(this.validator, request, connection);
+      } catch (err) {
+        if (err instanceof AclDenied) this.noteDenied(server, request, connection, err);
+        throw err;
+      }
+    };
+  }
+
+  /** The broker's check (Java's PlainPermissionManager.validate). */
+  readonly guard: RequestGuard = this.guardWith("broker", (validator, request, connection) =>
+    validator.check(request, connection),
+  );
 
   startWatching(): void {
     if (this.timer) return;
@@ -250,12 +268,13 @@ export class PlainAcl {
     return run;
   }
 
-  private noteDenied(request: RemotingCommand, connection: Connection, err: AclDenied): void {
+  private noteDenied(server: string, request: RemotingCommand, connection: Connection, err: AclDenied): void {
     this.deniedSinceLog++;
     const now = Date.now();
     if (now - this.lastDenialLogAt < DENIAL_LOG_INTERVAL_MS) return;
     this.log.warn(
       {
+        server,
         code: requestCodeName(request.code),
         addr: connection.remoteAddress,
         accessKey: request.extFields?.[AclField.ACCESS_KEY],

@@ -61,6 +61,17 @@ function checkPerms(account: AclAccount, code: number, needed: NeededPerms): voi
   }
 }
 
+/**
+ * Who a request speaks for. `white-listed`: the peer is in globalWhiteRemoteAddresses and no account
+ * was looked at. `account`: the account named by AccessKey, vouched for by its signature (`signed`)
+ * or by the peer matching the account's own whiteRemoteAddress.
+ */
+export type Caller =
+  | { readonly kind: "white-listed" }
+  | { readonly kind: "account"; readonly account: AclAccount; readonly signed: boolean };
+
+const WHITE_LISTED: Caller = Object.freeze({ kind: "white-listed" });
+
 export class PlainAccessValidator {
   private snapshot: AclSnapshot = EMPTY_SNAPSHOT;
   private readonly sortedKeys = new SortedKeys();
@@ -75,10 +86,31 @@ export class PlainAccessValidator {
     this.snapshot = snapshot;
   }
 
-  /** Returns when `request` may run; throws AclDenied naming what is missing. */
+  /** The broker's check: returns when `request` may run; throws AclDenied naming what is missing. */
   check(request: RemotingCommand, connection: Connection): void {
+    const caller = this.identify(request, connection);
+    if (caller.kind === "white-listed" || !caller.signed) return;
+    const needed = neededPerms(request);
+    if (needed.get(TRACE_TOPIC) === Permission.PUB) return;
+    checkPerms(caller.account, request.code, needed);
+  }
+
+  /** Steps 1–5: the global white list, else the account the request proves it speaks for. */
+  identify(request: RemotingCommand, connection: Connection): Caller {
     const peer = this.peerFacts(connection);
-    if (peer.globallyWhite) return;
+    if (peer.globallyWhite) return WHITE_LISTED;
+    return this.accountOf(request, peer);
+  }
+
+  /**
+   * Steps 2–5 whatever the global white list says: for requests that need a named account (the
+   * NameServer's state changes), an address alone does not say who is asking.
+   */
+  identifyAccount(request: RemotingCommand, connection: Connection): Caller & { kind: "account" } {
+    return this.accountOf(request, this.peerFacts(connection));
+  }
+
+  private accountOf(request: RemotingCommand, peer: PeerFacts): Caller & { kind: "account" } {
     const ext = request.extFields;
     const accessKey = ext?.[AclField.ACCESS_KEY];
     if (ext === null || accessKey === undefined) throw new AclDenied("No accessKey is configured");
@@ -88,7 +120,7 @@ export class PlainAccessValidator {
       peer.account = account;
       peer.accountWhite = account.white(peer.host);
     }
-    if (peer.accountWhite) return;
+    if (peer.accountWhite) return { kind: "account", account, signed: false };
     const expected = computeSignature(
       account.hmacKey,
       ext,
@@ -99,9 +131,7 @@ export class PlainAccessValidator {
     if (!signaturesEqual(expected, ext[AclField.SIGNATURE])) {
       throw new AclDenied(`Check signature failed for accessKey=${accessKey}`);
     }
-    const needed = neededPerms(request);
-    if (needed.get(TRACE_TOPIC) === Permission.PUB) return;
-    checkPerms(account, request.code, needed);
+    return { kind: "account", account, signed: true };
   }
 
   private peerFacts(connection: Connection): PeerFacts {

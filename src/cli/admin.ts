@@ -12,6 +12,7 @@ import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } f
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
 import { messageVerbs } from "./admin/messages.ts";
+import { namesrvVerbs } from "./admin/namesrv.ts";
 import { topicVerbs } from "./admin/topics.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
@@ -21,6 +22,7 @@ export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
   topics: topicVerbs,
   groups: groupVerbs,
   cluster: clusterVerbs,
+  namesrv: namesrvVerbs,
   messages: messageVerbs,
   acl: aclVerbs,
 };

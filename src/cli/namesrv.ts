@@ -13,7 +13,9 @@ const spec: CommandSpec = {
   summary:
     "Runs a NameServer (port 9876 unless listenPort says otherwise): the route registry brokers register\n" +
     "with and clients ask for topic routes. The file takes NamesrvConfig, NettyServerConfig and\n" +
-    "NettyClientConfig keys, as mqnamesrv does.",
+    "NettyClientConfig keys, as mqnamesrv does, and RocketBun's ACL keys: aclEnable=true makes broker\n" +
+    "registrations, KV, topic, write-permission and config changes need an admin account of aclPlainFile\n" +
+    "(brokers sign with innerClientAuthenticationCredentials); aclReadNeedSignature=true closes reads too.",
   flags: [
     CONFIG_FLAG,
     PRINT_FLAG,

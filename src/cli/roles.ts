@@ -3,11 +3,18 @@
  * started from its typed configuration, and the one table where NameServer, Broker and Gateway plug in.
  */
 
+import { resolve } from "node:path";
 import { createBroker } from "../../broker/index.ts";
+import { PlainAcl } from "../acl/plain-acl.ts";
 import type { RocketbunConfig } from "../config/rocketbun-config.ts";
-import type { BrokerRoleConfig, GatewayRoleConfig, NamesrvRoleConfig } from "../config/role-config.ts";
+import type {
+  BrokerRoleConfig,
+  GatewayRoleConfig,
+  NamesrvRoleConfig,
+  StartRoleConfig,
+} from "../config/role-config.ts";
 import { logger } from "../log.ts";
-import { createNameServer } from "../namesrv/index.ts";
+import { createNameServer, type NamesrvAclOptions } from "../namesrv/index.ts";
 import { inProcessConnector, LocalServers, tcpConnector } from "../remoting/connector.ts";
 import { ServerResources } from "../remoting/server-resources.ts";
 
@@ -17,8 +24,14 @@ export interface Role {
   stop(): Promise<void>;
 }
 
+/** What `start` gives the roles it runs together. */
+export interface Shared {
+  /** One ACL for the NameServer and the broker (null with aclEnable off); opened before either. */
+  readonly acl: PlainAcl | null;
+}
+
 /** Starts a role; resolves once it serves (its ports are bound), rejects if it cannot start. */
-export type RoleStarter<C> = (config: C) => Promise<Role>;
+export type RoleStarter<C> = (config: C, shared?: Shared) => Promise<Role>;
 
 export interface RoleStarters {
   readonly namesrv?: RoleStarter<NamesrvRoleConfig>;
@@ -41,7 +54,9 @@ export const roleStarters: RoleStarters = Object.freeze({
 
 /**
  * Servers of this process by the addresses they answer on, so roles started together (`start`)
- * reach each other without a socket.
+ * reach each other without a socket. The NameServer is registered by its trusted, unchecked door:
+ * `start` owns both roles, so its broker needs no account to register (a broker signs only for
+ * NameServers of other processes). Only roles of this process may be given a connector over it.
  */
 export const localServers = new LocalServers();
 
@@ -60,15 +75,47 @@ function serverResources(config: RocketbunConfig): ServerResources {
   return processResources;
 }
 
-async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
+/** The NameServer's ACL settings, its file resolved under the home. */
+export function namesrvAclOptions(config: NamesrvRoleConfig): NamesrvAclOptions {
+  return {
+    enable: config.acl.aclEnable,
+    file: resolve(config.rocketbun.rocketbunHome, config.acl.aclPlainFile),
+    watchIntervalMs: config.acl.aclWatchIntervalMs,
+    readNeedSignature: config.acl.aclReadNeedSignature,
+  };
+}
+
+/**
+ * The ACL `start` shares between its NameServer and broker, so that one `aclEnable=true` protects
+ * both, one file is watched, and an account added through the broker counts at once at both.
+ */
+export function sharedAcl(config: StartRoleConfig): PlainAcl | null {
+  const options = namesrvAclOptions(config.namesrv);
+  if (!options.enable) return null;
+  return new PlainAcl({ file: options.file, watchIntervalMs: options.watchIntervalMs, log: logger("acl") });
+}
+
+/** The shared ACL as the first "role" of `start`: loaded before any port opens, stopped last. */
+export async function openSharedAcl(acl: PlainAcl): Promise<Role> {
+  await acl.open();
+  acl.startWatching();
+  return { name: "acl", stop: async () => acl.stop() };
+}
+
+async function startNameServer(config: NamesrvRoleConfig, shared?: Shared): Promise<Role> {
   const ns = createNameServer(
-    { namesrv: config.namesrv, server: config.nettyServer, runtimeChanges: config.runtimeChanges },
-    { resources: serverResources(config.rocketbun) },
+    {
+      namesrv: config.namesrv,
+      server: config.nettyServer,
+      acl: namesrvAclOptions(config),
+      runtimeChanges: config.runtimeChanges,
+    },
+    { resources: serverResources(config.rocketbun), ...(shared?.acl ? { acl: shared.acl } : {}) },
   );
   // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
   console.log(await ns.start());
   const addresses = [`127.0.0.1:${ns.port}`, `localhost:${ns.port}`];
-  for (const addr of addresses) localServers.register(addr, ns.server);
+  for (const addr of addresses) localServers.register(addr, ns.trustedServer);
   return {
     name: "namesrv",
     async stop() {
@@ -81,11 +128,16 @@ async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
 /** Human names for messages. */
 export const ROLE_TITLES = { namesrv: "NameServer", broker: "Broker", gateway: "Gateway" } as const;
 
-async function startBroker(config: BrokerRoleConfig): Promise<Role> {
+async function startBroker(config: BrokerRoleConfig, shared?: Shared): Promise<Role> {
   const log = logger("broker");
   // NameServers in this process are reached without a socket; any other address over TCP.
   const connector = inProcessConnector(localServers, tcpConnector({ log }));
-  const broker = createBroker(config, { log, connector, resources: serverResources(config.rocketbun) });
+  const broker = createBroker(config, {
+    log,
+    connector,
+    resources: serverResources(config.rocketbun),
+    ...(shared?.acl ? { acl: shared.acl } : {}),
+  });
   console.log(await broker.start());
   return { name: "broker", stop: () => broker.stop() };
 }

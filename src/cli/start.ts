@@ -19,7 +19,15 @@ import {
   startLogging,
 } from "./command.ts";
 import { type RoleStep, runRoles } from "./lifecycle.ts";
-import { ROLE_TITLES, type RoleStarter, type RoleStarters, roleStarters } from "./roles.ts";
+import {
+  openSharedAcl,
+  ROLE_TITLES,
+  type RoleStarter,
+  type RoleStarters,
+  roleStarters,
+  type Shared,
+  sharedAcl,
+} from "./roles.ts";
 
 const spec: CommandSpec = {
   name: "start",
@@ -27,7 +35,8 @@ const spec: CommandSpec = {
     "rocketbun start [--home DIR] [--namesrv-port N] [--broker-port N] [--gateway-port N] [-c FILE] [-p]",
   summary:
     "Runs NameServer (9876), Broker (10911) and Gateway (8080) in one process. The file takes broker.conf\n" +
-    "keys (listenPort is the broker's), NamesrvConfig keys, gatewayPort and namesrvListenPort. Run-time\n" +
+    "keys (listenPort is the broker's), NamesrvConfig keys, gatewayPort and namesrvListenPort; one\n" +
+    "aclEnable=true checks ACL at the broker and the NameServer, with one aclPlainFile. Run-time\n" +
     "changes go (by default) to <home>/namesrv/namesrv-runtime.properties and\n" +
     "<home>/store/config/broker-runtime.properties, never to the file.",
   flags: [
@@ -58,9 +67,12 @@ export function startSteps(
 ): { steps: RoleStep[]; missing: string[] } {
   const steps: RoleStep[] = [];
   const missing: string[] = [];
+  const acl = sharedAcl(config);
+  if (acl) steps.push({ title: "ACL", start: () => openSharedAcl(acl) });
+  const shared: Shared = { acl };
   const add = <C>(title: string, starter: RoleStarter<C> | undefined, slice: C) => {
     if (starter === undefined) missing.push(title);
-    else steps.push({ title, start: () => starter(slice) });
+    else steps.push({ title, start: () => starter(slice, shared) });
   };
   add(ROLE_TITLES.namesrv, starters.namesrv, config.namesrv);
   add(ROLE_TITLES.broker, starters.broker, config.broker);

@@ -25,6 +25,15 @@ export {
 export type { Message, MessageExt } from "./message.ts";
 export { userProperties } from "./message.ts";
 export type { MessageQueue } from "./message-queue.ts";
+export {
+  addWritePerm,
+  deleteKvConfig,
+  namesrvAddrs,
+  namesrvConfig,
+  putKvConfig,
+  updateNamesrvConfig,
+  wipeWritePerm,
+} from "./namesrv-admin.ts";
 export type { ClientOptions } from "./options.ts";
 export {
   createProducer,

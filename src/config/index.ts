@@ -2,6 +2,7 @@
  * Public surface of the config package: role loading, the section tables and their types, the
  * `.properties` codec and `-p` printing.
  */
+export * from "./acl-config.ts";
 export * from "./broker-config.ts";
 export { ConfigError, type ConfigProblem } from "./errors.ts";
 export * from "./gateway-config.ts";

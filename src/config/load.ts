@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { authConfig, namesrvAclConfig } from "./acl-config.ts";
 import {
   brokerConfig,
   brokerConfigPathUnder,
@@ -245,7 +246,8 @@ function buildNamesrv(
   let nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_NAMESRV_PORT });
   if (embeddedPort !== undefined) nettyServer = Object.freeze({ ...nettyServer, listenPort: embeddedPort });
   const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, runtimeChanges });
+  const acl = v.section(namesrvAclConfig);
+  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, acl, runtimeChanges });
 }
 
 function buildBroker(
@@ -280,8 +282,18 @@ function buildBroker(
     v.values.set(brokerConfig, broker);
   }
   const limits = v.section(rocketbunBrokerConfig);
+  const auth = v.section(authConfig);
   const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, broker, messageStore, limits, nettyServer, nettyClient, runtimeChanges });
+  return Object.freeze({
+    rocketbun,
+    broker,
+    messageStore,
+    limits,
+    auth,
+    nettyServer,
+    nettyClient,
+    runtimeChanges,
+  });
 }
 
 function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): GatewayRoleConfig {
@@ -344,6 +356,7 @@ function build(
       }
       const values = new Map(own.values);
       values.set(namesrvConfig, ns.values.get(namesrvConfig) ?? defaultsOf(namesrvConfig));
+      values.set(namesrvAclConfig, ns.values.get(namesrvAclConfig) ?? defaultsOf(namesrvAclConfig));
       return done(Object.freeze({ rocketbun: broker.rocketbun, start, namesrv, broker, gateway }), values);
     }
   }

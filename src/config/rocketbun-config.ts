@@ -3,6 +3,7 @@
  * limits every connection obeys, the wire identity we send, and the embedded (`start`) layout.
  */
 import { homedir } from "node:os";
+import { ACL_FILE_FIELDS } from "./acl-config.ts";
 import { checkNonEmpty } from "./checks.ts";
 import { DEFAULT_NAMESRV_PORT } from "./namesrv-config.ts";
 import { type ConfigOf, defineSection } from "./schema.ts";
@@ -16,10 +17,6 @@ export const DEFAULT_SERVER_CONNECTIONS_MAX = 0;
 export const DEFAULT_SERVER_BUFFER_BYTES_MAX = 0;
 export const DEFAULT_HELD_PULLS_MAX = 65_536;
 export const DEFAULT_PULL_SUSPEND_MS_MAX = 60_000;
-/** Java's `rocketmq.acl.plain.file` default, relative to the home. */
-export const DEFAULT_ACL_PLAIN_FILE = "conf/plain_acl.yml";
-/** Java's AclFileWatchService.WATCH_INTERVAL. */
-export const DEFAULT_ACL_WATCH_INTERVAL_MS = 5000;
 /** MQVersion V4_9_4: the first version a Java NameServer answers with standard JSON. */
 export const DEFAULT_REMOTING_VERSION = 401;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -110,18 +107,7 @@ export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
     min: 0,
     doc: "longest hold granted to a pull, whatever suspendTimeoutMillis asks",
   },
-  aclPlainFile: {
-    type: "string",
-    default: DEFAULT_ACL_PLAIN_FILE,
-    check: checkNonEmpty,
-    doc: "ACL 1.0 accounts file read when aclEnable=true (Java's rocketmq.acl.plain.file); relative to rocketbunHome",
-  },
-  aclWatchIntervalMs: {
-    type: "long",
-    default: DEFAULT_ACL_WATCH_INTERVAL_MS,
-    min: 10,
-    doc: "how often the ACL file is checked for changes",
-  },
+  ...ACL_FILE_FIELDS,
 });
 
 export type RocketbunBrokerConfig = ConfigOf<typeof rocketbunBrokerConfig>;

@@ -2,6 +2,7 @@
  * What each role's configuration is made of: the typed sections it receives, and the sections whose
  * keys its file may contain, in the order `-p` prints them (RocketMQ's order first, ours after).
  */
+import { type AuthConfig, authConfig, type NamesrvAclConfig, namesrvAclConfig } from "./acl-config.ts";
 import { type BrokerConfig, brokerConfig } from "./broker-config.ts";
 import { type GatewayConfig, gatewayConfig } from "./gateway-config.ts";
 import { type MessageStoreConfig, messageStoreConfig } from "./message-store-config.ts";
@@ -27,6 +28,8 @@ export interface NamesrvRoleConfig {
   readonly namesrv: NamesrvConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
+  /** Whether, and how, the NameServer checks ACL (RocketBun's keys; Java's NameServer has none). */
+  readonly acl: NamesrvAclConfig;
   /** The keys UPDATE_NAMESRV_CONFIG changed before (configStorePath), already applied above. */
   readonly runtimeChanges: ReadonlyMap<string, string>;
 }
@@ -36,6 +39,8 @@ export interface BrokerRoleConfig {
   readonly broker: BrokerConfig;
   readonly messageStore: MessageStoreConfig;
   readonly limits: RocketbunBrokerConfig;
+  /** The account the broker signs its NameServer requests with (Java's AuthConfig). */
+  readonly auth: AuthConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
   /** The keys UPDATE_BROKER_CONFIG changed before (brokerConfigPath), already applied above. */
@@ -75,15 +80,17 @@ const brokerSections = [brokerConfig, nettyServerConfig, nettyClientConfig, mess
 
 /** The sections a role's file may name keys of, in `-p` order. */
 export const ROLE_SECTIONS: { readonly [R in RoleName]: readonly Section[] } = {
-  namesrv: [namesrvConfig, nettyServerConfig, nettyClientConfig, rocketbunConfig],
-  broker: [...brokerSections, rocketbunConfig, rocketbunBrokerConfig],
+  namesrv: [namesrvConfig, nettyServerConfig, nettyClientConfig, rocketbunConfig, namesrvAclConfig],
+  broker: [...brokerSections, authConfig, rocketbunConfig, rocketbunBrokerConfig],
   gateway: [gatewayConfig, nettyClientConfig, rocketbunConfig],
   start: [
     ...brokerSections,
+    authConfig,
     namesrvConfig,
     gatewayConfig,
     startConfig,
     rocketbunConfig,
     rocketbunBrokerConfig,
+    namesrvAclConfig,
   ],
 };

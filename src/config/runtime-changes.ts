@@ -8,8 +8,21 @@ import { stringifyProperties } from "./properties.ts";
 import { StateFile, type StateWriter } from "./state-file.ts";
 
 /**
+ * Access-control keys: a request must never switch off, or redirect, the check it just passed, not
+ * even for the next start. Set them in the -c file.
+ */
+const ACL_KEYS: readonly string[] = [
+  "aclEnable",
+  "aclPlainFile",
+  "aclWatchIntervalMs",
+  "aclReadNeedSignature",
+  "innerClientAuthenticationCredentials",
+];
+
+/**
  * Keys a run-time change may never name, whatever configBlackList says: each would send the
- * role's files (or the next start's) somewhere else. RocketMQ 5.2+ refuses Java's part of these.
+ * role's files (or the next start's) somewhere else, or change its access control. RocketMQ 5.2+
+ * refuses Java's part of these.
  */
 export const NAMESRV_PATH_KEYS: readonly string[] = [
   "configBlackList",
@@ -17,6 +30,7 @@ export const NAMESRV_PATH_KEYS: readonly string[] = [
   "kvConfigPath",
   "rocketmqHome",
   "rocketbunHome",
+  ...ACL_KEYS,
 ];
 export const BROKER_PATH_KEYS: readonly string[] = [
   "configBlackList",
@@ -25,6 +39,7 @@ export const BROKER_PATH_KEYS: readonly string[] = [
   "rocketbunHome",
   "storePathRootDir",
   "storePathCommitLog",
+  ...ACL_KEYS,
 ];
 
 /** `configBlackList` (`a;b;c`) plus the keys that are always refused. */

@@ -44,9 +44,20 @@ export interface NamesrvServerConfigLike {
   readonly serverAsyncSemaphoreValue?: number;
 }
 
+/** The NameServer's ACL. Off, or absent, every request is served unchecked, as in Java. */
+export interface NamesrvAclOptions {
+  readonly enable: boolean;
+  /** plain_acl.yml, absolute. */
+  readonly file: string;
+  readonly watchIntervalMs: number;
+  /** Reads need a signature or a white-listed address too. */
+  readonly readNeedSignature: boolean;
+}
+
 export interface NameServerConfig {
   namesrv: NamesrvConfigLike;
   server: NamesrvServerConfigLike;
+  acl?: NamesrvAclOptions;
   /** Keys UPDATE_NAMESRV_CONFIG changed before this start, as the loader read them. */
   runtimeChanges?: ReadonlyMap<string, string>;
 }

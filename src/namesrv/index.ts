@@ -1,19 +1,29 @@
 /**
  * createNameServer: a RocketMQ-compatible NameServer as a library (spec remoting §7). It wires the
- * route table, KV store, live config and processor table onto a RemotingServer, expires brokers
- * that stop registering or whose connection closes, and reports Java's boot line.
+ * route table, KV store, live config and processor table onto a RemotingServer (ACL-checked when
+ * configured) and onto a socketless one for roles of the same process, expires brokers that stop
+ * registering or whose connection closes, and reports Java's boot line.
  */
+import { resolve } from "node:path";
 import type { Logger } from "pino";
+import { warnIfExposed } from "../acl/exposure.ts";
+import { PlainAcl } from "../acl/plain-acl.ts";
 import type { StateWriter } from "../config/state-file.ts";
 import { logger as componentLogger } from "../log.ts";
 import { RemotingServer, type ServerResources } from "../remoting/index.ts";
+import { namesrvAclCheck } from "./acl.ts";
 import { LiveConfig, type NameServerConfig } from "./config.ts";
 import type { NamesrvContext } from "./context.ts";
 import { KvConfigStore } from "./kv-config.ts";
 import { CLIENT_LANE, namesrvProcessorTable } from "./processors.ts";
 import { RouteTable } from "./route-table.ts";
 
-export type { NameServerConfig, NamesrvConfigLike, NamesrvServerConfigLike } from "./config.ts";
+export type {
+  NameServerConfig,
+  NamesrvAclOptions,
+  NamesrvConfigLike,
+  NamesrvServerConfigLike,
+} from "./config.ts";
 export { LiveConfig } from "./config.ts";
 export { KvConfigStore, NAMESPACE_ORDER_TOPIC_CONFIG } from "./kv-config.ts";
 export { DEFAULT_BROKER_CHANNEL_EXPIRED_TIME_MS } from "./route-state.ts";
@@ -30,10 +40,20 @@ export interface NameServerDeps {
   files?: { readonly write?: StateWriter; readonly retryMs?: number };
   /** Connection cap and buffer budget shared with the process's other servers (`start`). */
   resources?: ServerResources;
+  /**
+   * An ACL its owner opened and will stop (`start` shares the broker's). Used when `config.acl` is
+   * set, instead of a PlainAcl of the NameServer's own.
+   */
+  acl?: PlainAcl;
 }
 
 export interface NameServer {
   readonly server: RemotingServer;
+  /**
+   * The same processors with no ACL check and no socket, reached only through acceptInProcess: for
+   * roles this process runs beside the NameServer (`start`'s broker), which it trusts as itself.
+   */
+  readonly trustedServer: RemotingServer;
   readonly routes: RouteTable;
   readonly kv: KvConfigStore;
   readonly config: LiveConfig;
@@ -60,26 +80,36 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     now: deps.now,
   });
   const kv = new KvConfigStore(n.kvConfigPath, log.child({ part: "kv" }), deps.files);
-  const server = new RemotingServer({
-    name: "namesrv",
+  const serverOptions = {
     listenPort: config.server.listenPort,
     bindAddress: config.server.bindAddress,
     idleSeconds: config.server.serverChannelMaxIdleTimeSeconds,
     asyncPermits: config.server.serverAsyncSemaphoreValue,
     onewayPermits: config.server.serverOnewaySemaphoreValue,
+  };
+  const server = new RemotingServer({
+    ...serverOptions,
+    name: "namesrv",
     resources: deps.resources,
     log: log.child({ part: "remoting" }),
   });
-  // Java's two executors become two lanes with the same bounded queues (spec §7.1).
-  server.registry
-    .defineLane("default", {
-      concurrency: Math.max(1, n.defaultThreadPoolNums),
-      queueMax: n.defaultThreadPoolQueueCapacity,
-    })
-    .defineLane(CLIENT_LANE, {
-      concurrency: Math.max(1, n.clientRequestThreadPoolNums),
-      queueMax: n.clientRequestThreadPoolQueueCapacity,
-    });
+  // It holds no socket: it shares the public server's limits rather than making its own.
+  const trustedServer = new RemotingServer({
+    ...serverOptions,
+    name: "namesrv-in-process",
+    resources: server.resources,
+    log: log.child({ part: "in-process" }),
+  });
+  const aclOptions = config.acl?.enable ? config.acl : null;
+  const ownAcl =
+    aclOptions && !deps.acl
+      ? new PlainAcl({
+          file: resolve(aclOptions.file),
+          watchIntervalMs: aclOptions.watchIntervalMs,
+          log: log.child({ part: "acl" }),
+        })
+      : null;
+  const acl = aclOptions ? (deps.acl ?? ownAcl) : null;
   const timers: ReturnType<typeof setInterval>[] = [];
   let startedAt = Date.now();
   const ctx: NamesrvContext = {
@@ -91,15 +121,35 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
       return startedAt;
     },
   };
-  server.registry.registerAll(namesrvProcessorTable(ctx));
-  // A broker's connection closing removes it from routes at once (BrokerHousekeepingService).
-  server.endpoint.onConnectionClosed((conn) => {
-    const removed = routes.onConnectionClosed(conn);
-    if (removed > 0) log.info({ addr: conn.remoteAddress, removed }, "broker channel closed, unregistered");
-  });
+  const table = namesrvProcessorTable(ctx);
+  for (const s of [server, trustedServer]) {
+    // Java's two executors become two lanes with the same bounded queues (spec §7.1).
+    s.registry
+      .defineLane("default", {
+        concurrency: Math.max(1, n.defaultThreadPoolNums),
+        queueMax: n.defaultThreadPoolQueueCapacity,
+      })
+      .defineLane(CLIENT_LANE, {
+        concurrency: Math.max(1, n.clientRequestThreadPoolNums),
+        queueMax: n.clientRequestThreadPoolQueueCapacity,
+      })
+      .registerAll(table);
+    // A broker's connection closing removes it from routes at once (BrokerHousekeepingService).
+    s.endpoint.onConnectionClosed((conn) => {
+      const removed = routes.onConnectionClosed(conn);
+      if (removed > 0) log.info({ addr: conn.remoteAddress, removed }, "broker channel closed, unregistered");
+    });
+  }
+  if (acl && aclOptions) {
+    server.registry.guard = acl.guardWith(
+      "namesrv",
+      namesrvAclCheck({ readNeedSignature: aclOptions.readNeedSignature }),
+    );
+  }
 
   return {
     server,
+    trustedServer,
     routes,
     kv,
     config: live,
@@ -116,8 +166,26 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
           "run-time config changes applied",
         );
       }
-      await server.start();
+      // Before the port opens, so no request is ever served without the file's accounts.
+      if (ownAcl) {
+        await ownAcl.open();
+        ownAcl.startWatching();
+      }
+      try {
+        await server.start();
+      } catch (err) {
+        ownAcl?.stop();
+        throw err;
+      }
       startedAt = Date.now();
+      warnIfExposed(log, {
+        role: "NameServer",
+        bindAddress: config.server.bindAddress,
+        ports: [{ name: "port", port: server.port }],
+        aclEnabled: acl !== null,
+        risk: "register, unregister or impersonate brokers, wipe their write permission, delete topics and change KV and config",
+        aclFile: config.acl?.file ?? "plain_acl.yml (aclPlainFile)",
+      });
       timers.push(
         setInterval(() => routes.expireInactiveBrokers(), live.namesrv.scanNotActiveBrokerInterval),
       );
@@ -129,7 +197,9 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     },
     async stop() {
       for (const t of timers.splice(0)) clearInterval(t);
+      await trustedServer.stop();
       await server.stop();
+      ownAcl?.stop();
       // Last writes of anything a failed write left behind; failures are logged by the files.
       await Promise.all([kv.close(), live.close()]);
     },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { namesrvAclConfig } from "../../src/config/acl-config.ts";
 import { brokerConfig } from "../../src/config/broker-config.ts";
 import { gatewayConfig } from "../../src/config/gateway-config.ts";
 import type { HostFacts } from "../../src/config/host.ts";
@@ -67,6 +68,7 @@ describe("namesrv", () => {
       },
       nettyServer: { ...defaultsOf(nettyServerConfig), listenPort: 9876 },
       nettyClient: defaultsOf(nettyClientConfig),
+      acl: defaultsOf(namesrvAclConfig),
       runtimeChanges: new Map(),
     });
     expect(ignoredKeys).toEqual([]);

@@ -9,12 +9,14 @@ import { request, SERIALIZE_TYPES } from "../support/frames.ts";
 
 export { request, SERIALIZE_TYPES };
 
+import { createRequestSigner, type SessionCredentials } from "../../src/acl/signature.ts";
 import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
 import {
   createNameServer,
   type NameServer,
   type NameServerDeps,
+  type NamesrvAclOptions,
   type NamesrvConfigLike,
 } from "../../src/namesrv/index.ts";
 import { bodyCrc } from "../../src/protocol/message/crc32.ts";
@@ -42,14 +44,15 @@ export interface Harness extends AsyncDisposable {
   addr: string;
   dir: string;
   bootLine: string;
-  /** A client (its own TCP connection) with the given remoting version. */
-  client(version?: number): RemotingClient;
+  /** A client (its own TCP connection) with the given remoting version, signing when given keys. */
+  client(version?: number, keys?: SessionCredentials): RemotingClient;
 }
 
 export async function startNameServer(
   overrides: Partial<NamesrvConfigLike> = {},
-  deps: Pick<NameServerDeps, "now" | "files"> = {},
+  deps: Pick<NameServerDeps, "now" | "files" | "acl" | "log"> = {},
   runtimeChanges?: ReadonlyMap<string, string>,
+  acl?: NamesrvAclOptions,
 ): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), "rocketbun-namesrv-"));
   const ns = createNameServer(
@@ -62,6 +65,7 @@ export async function startNameServer(
       },
       server: { listenPort: 0, bindAddress: "127.0.0.1", serverChannelMaxIdleTimeSeconds: 120 },
       runtimeChanges,
+      ...(acl ? { acl } : {}),
     },
     { log: silent, ...deps },
   );
@@ -72,8 +76,13 @@ export async function startNameServer(
     dir,
     bootLine,
     addr: `127.0.0.1:${ns.port}`,
-    client(version?: number) {
-      const c = new RemotingClient({ name: "test-client", log: silent, ...(version ? { version } : {}) });
+    client(version?: number, keys?: SessionCredentials) {
+      const c = new RemotingClient({
+        name: "test-client",
+        log: silent,
+        ...(version ? { version } : {}),
+        ...(keys ? { beforeRequest: createRequestSigner(keys) } : {}),
+      });
       clients.push(c);
       return c;
     },
