@@ -62,27 +62,29 @@ export async function openRaw(
       counted = true;
       closed++;
     };
-    sockets.push(
-      await Bun.connect({
-        hostname,
-        port: Number(port),
-        socket: {
-          open(s) {
-            if (options.pause) s.pause();
-          },
-          data(s, chunk) {
-            received += chunk.length;
-            options.onData?.(s, chunk);
-          },
-          drain(s) {
-            drained.get(s)?.();
-          },
-          close: onClosed,
-          error: onClosed,
-          end: onClosed,
+    // A server over its connection cap resets new connections, sometimes before the connect
+    // completes: that is a refused connection, counted as closed, not a failure of the abuser.
+    const socket = await Bun.connect({
+      hostname,
+      port: Number(port),
+      socket: {
+        open(s) {
+          if (options.pause) s.pause();
         },
-      }),
-    );
+        data(s, chunk) {
+          received += chunk.length;
+          options.onData?.(s, chunk);
+        },
+        drain(s) {
+          drained.get(s)?.();
+        },
+        close: onClosed,
+        error: onClosed,
+        end: onClosed,
+      },
+    }).catch(() => undefined);
+    if (socket) sockets.push(socket);
+    else closed++;
   }
   return {
     sockets,
