@@ -10,6 +10,7 @@ import { logger } from "../log.ts";
 import { createNameServer } from "../namesrv/index.ts";
 import { inProcessConnector, LocalServers, tcpConnector } from "../remoting/connector.ts";
 import { ServerResources } from "../remoting/server-resources.ts";
+import { clientTlsFrom, serverTlsFrom } from "../tls/material.ts";
 
 /** A started role. `stop` releases everything the role holds (sockets, files, timers). */
 export interface Role {
@@ -61,9 +62,10 @@ function serverResources(config: RocketbunConfig): ServerResources {
 }
 
 async function startNameServer(config: NamesrvRoleConfig): Promise<Role> {
+  const tls = await serverTlsFrom(config.tls, config.rocketbun.rocketbunHome, logger("tls"));
   const ns = createNameServer(
     { namesrv: config.namesrv, server: config.nettyServer, runtimeChanges: config.runtimeChanges },
-    { resources: serverResources(config.rocketbun) },
+    { resources: serverResources(config.rocketbun), tls },
   );
   // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
   console.log(await ns.start());
@@ -83,9 +85,14 @@ export const ROLE_TITLES = { namesrv: "NameServer", broker: "Broker", gateway: "
 
 async function startBroker(config: BrokerRoleConfig): Promise<Role> {
   const log = logger("broker");
-  // NameServers in this process are reached without a socket; any other address over TCP.
-  const connector = inProcessConnector(localServers, tcpConnector({ log }));
-  const broker = createBroker(config, { log, connector, resources: serverResources(config.rocketbun) });
+  const home = config.rocketbun.rocketbunHome;
+  const serverTls = await serverTlsFrom(config.tls, home, logger("tls"));
+  const clientTls = await clientTlsFrom(config.tls, config.nettyClient.useTLS, home, logger("tls"));
+  // NameServers in this process are reached without a socket; any other address over TCP (TLS
+  // with tls.enable or useTLS).
+  const connector = inProcessConnector(localServers, tcpConnector({ log, tls: clientTls }));
+  const resources = serverResources(config.rocketbun);
+  const broker = createBroker(config, { log, connector, resources, tls: serverTls });
   console.log(await broker.start());
   return { name: "broker", stop: () => broker.stop() };
 }

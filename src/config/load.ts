@@ -42,6 +42,7 @@ import {
   validateSection,
 } from "./schema.ts";
 import { suggestKey } from "./suggest.ts";
+import { tlsConfig } from "./tls-config.ts";
 
 export interface LoadOptions {
   /** A Java `.properties` file (`-c`). */
@@ -244,8 +245,8 @@ function buildNamesrv(
   checkNotTheFile(v, "configStorePath", namesrv.configStorePath, file);
   let nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_NAMESRV_PORT });
   if (embeddedPort !== undefined) nettyServer = Object.freeze({ ...nettyServer, listenPort: embeddedPort });
-  const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, runtimeChanges });
+  const [nettyClient, tls] = [v.section(nettyClientConfig), v.section(tlsConfig)];
+  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, tls, runtimeChanges });
 }
 
 function buildBroker(
@@ -280,15 +281,24 @@ function buildBroker(
     v.values.set(brokerConfig, broker);
   }
   const limits = v.section(rocketbunBrokerConfig);
-  const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, broker, messageStore, limits, nettyServer, nettyClient, runtimeChanges });
+  const [nettyClient, tls] = [v.section(nettyClientConfig), v.section(tlsConfig)];
+  return Object.freeze({
+    rocketbun,
+    broker,
+    messageStore,
+    limits,
+    nettyServer,
+    nettyClient,
+    tls,
+    runtimeChanges,
+  });
 }
 
 function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): GatewayRoleConfig {
   const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
   const gateway = v.section(gatewayConfig, namesrvAddr === undefined ? {} : { namesrvAddr });
   const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, gateway, nettyClient });
+  return Object.freeze({ rocketbun, gateway, nettyClient, tls: v.section(tlsConfig) });
 }
 
 interface Built {

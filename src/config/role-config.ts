@@ -21,12 +21,14 @@ import {
   startConfig,
 } from "./rocketbun-config.ts";
 import type { Section } from "./schema.ts";
+import { type TlsConfig, tlsConfig } from "./tls-config.ts";
 
 export interface NamesrvRoleConfig {
   readonly rocketbun: RocketbunConfig;
   readonly namesrv: NamesrvConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
+  readonly tls: TlsConfig;
   /** The keys UPDATE_NAMESRV_CONFIG changed before (configStorePath), already applied above. */
   readonly runtimeChanges: ReadonlyMap<string, string>;
 }
@@ -38,6 +40,7 @@ export interface BrokerRoleConfig {
   readonly limits: RocketbunBrokerConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
+  readonly tls: TlsConfig;
   /** The keys UPDATE_BROKER_CONFIG changed before (brokerConfigPath), already applied above. */
   readonly runtimeChanges: ReadonlyMap<string, string>;
 }
@@ -46,6 +49,7 @@ export interface GatewayRoleConfig {
   readonly rocketbun: RocketbunConfig;
   readonly gateway: GatewayConfig;
   readonly nettyClient: NettyClientConfig;
+  readonly tls: TlsConfig;
 }
 
 /**
@@ -75,9 +79,9 @@ const brokerSections = [brokerConfig, nettyServerConfig, nettyClientConfig, mess
 
 /** The sections a role's file may name keys of, in `-p` order. */
 export const ROLE_SECTIONS: { readonly [R in RoleName]: readonly Section[] } = {
-  namesrv: [namesrvConfig, nettyServerConfig, nettyClientConfig, rocketbunConfig],
-  broker: [...brokerSections, rocketbunConfig, rocketbunBrokerConfig],
-  gateway: [gatewayConfig, nettyClientConfig, rocketbunConfig],
+  namesrv: [namesrvConfig, nettyServerConfig, nettyClientConfig, rocketbunConfig, tlsConfig],
+  broker: [...brokerSections, rocketbunConfig, rocketbunBrokerConfig, tlsConfig],
+  gateway: [gatewayConfig, nettyClientConfig, rocketbunConfig, tlsConfig],
   start: [
     ...brokerSections,
     namesrvConfig,
@@ -85,5 +89,6 @@ export const ROLE_SECTIONS: { readonly [R in RoleName]: readonly Section[] } = {
     startConfig,
     rocketbunConfig,
     rocketbunBrokerConfig,
+    tlsConfig,
   ],
 };

@@ -6,10 +6,12 @@
 import type { Logger } from "../log.ts";
 import { stringifyProperties } from "./properties.ts";
 import { StateFile, type StateWriter } from "./state-file.ts";
+import { TLS_KEYS } from "./tls-config.ts";
 
 /**
  * Keys a run-time change may never name, whatever configBlackList says: each would send the
- * role's files (or the next start's) somewhere else. RocketMQ 5.2+ refuses Java's part of these.
+ * role's files (or the next start's) somewhere else, or (tls.*) weaken the next start's transport
+ * security. RocketMQ 5.2+ refuses Java's path keys; Java's TLS settings are not config keys at all.
  */
 export const NAMESRV_PATH_KEYS: readonly string[] = [
   "configBlackList",
@@ -17,6 +19,7 @@ export const NAMESRV_PATH_KEYS: readonly string[] = [
   "kvConfigPath",
   "rocketmqHome",
   "rocketbunHome",
+  ...TLS_KEYS,
 ];
 export const BROKER_PATH_KEYS: readonly string[] = [
   "configBlackList",
@@ -25,6 +28,7 @@ export const BROKER_PATH_KEYS: readonly string[] = [
   "rocketbunHome",
   "storePathRootDir",
   "storePathCommitLog",
+  ...TLS_KEYS,
 ];
 
 /** `configBlackList` (`a;b;c`) plus the keys that are always refused. */

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { StateWriter } from "../config/state-file.ts";
 import { logger as componentLogger } from "../log.ts";
-import { RemotingServer, type ServerResources } from "../remoting/index.ts";
+import { RemotingServer, type ServerResources, type ServerTlsOptions } from "../remoting/index.ts";
 import { LiveConfig, type NameServerConfig } from "./config.ts";
 import type { NamesrvContext } from "./context.ts";
 import { KvConfigStore } from "./kv-config.ts";
@@ -30,6 +30,8 @@ export interface NameServerDeps {
   files?: { readonly write?: StateWriter; readonly retryMs?: number };
   /** Connection cap and buffer budget shared with the process's other servers (`start`). */
   resources?: ServerResources;
+  /** TLS on the NameServer's port (tls.server.*); absent: plaintext only. */
+  tls?: ServerTlsOptions;
 }
 
 export interface NameServer {
@@ -68,6 +70,7 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     asyncPermits: config.server.serverAsyncSemaphoreValue,
     onewayPermits: config.server.serverOnewaySemaphoreValue,
     resources: deps.resources,
+    tls: deps.tls,
     log: log.child({ part: "remoting" }),
   });
   // Java's two executors become two lanes with the same bounded queues (spec §7.1).

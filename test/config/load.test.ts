@@ -10,6 +10,7 @@ import { messageStoreConfig } from "../../src/config/message-store-config.ts";
 import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { nettyClientConfig, nettyServerConfig } from "../../src/config/netty-config.ts";
 import { rocketbunBrokerConfig, rocketbunConfig, startConfig } from "../../src/config/rocketbun-config.ts";
+import { tlsConfig } from "../../src/config/tls-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
 import { configError } from "./helpers.ts";
 
@@ -67,6 +68,7 @@ describe("namesrv", () => {
       },
       nettyServer: { ...defaultsOf(nettyServerConfig), listenPort: 9876 },
       nettyClient: defaultsOf(nettyClientConfig),
+      tls: defaultsOf(tlsConfig),
       runtimeChanges: new Map(),
     });
     expect(ignoredKeys).toEqual([]);

@@ -39,6 +39,7 @@ describe("formatConfig", () => {
       "# nettyServerConfig",
       "# nettyClientConfig",
       "# rocketbunConfig",
+      "# tlsConfig",
     ]);
     expect(text.split("\n")).toContain("listenPort=9876");
     expect(text.split("\n")).toContain(`kvConfigPath=${join(host.homeDir, "namesrv", "kvConfig.json")}`);
