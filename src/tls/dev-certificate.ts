@@ -44,8 +44,8 @@ export async function ensureDevCertificate(
 ): Promise<DevCertificate> {
   const { certPath, keyPath } = devCertificatePaths(dir);
   const existing = await readExisting(certPath, keyPath);
-  const problem = existing ? whyRemake(existing.cert, names, now) : "none yet";
-  if (existing && problem === null) {
+  const problem = "cert" in existing ? whyRemake(existing.cert, names, now) : existing.problem;
+  if ("cert" in existing && problem === null) {
     return {
       certPath,
       keyPath,
@@ -76,14 +76,23 @@ export async function ensureDevCertificate(
   };
 }
 
-async function readExisting(certPath: string, keyPath: string): Promise<{ cert: X509Certificate } | null> {
+const UNUSABLE = "the last one is unreadable, or its key does not match";
+
+async function readExisting(
+  certPath: string,
+  keyPath: string,
+): Promise<{ cert: X509Certificate } | { problem: string }> {
+  let pems: string[];
   try {
-    const [certPem, keyPem] = await Promise.all([readFile(certPath, "utf8"), readFile(keyPath, "utf8")]);
-    const cert = new X509Certificate(certPem);
-    return cert.checkPrivateKey(createPrivateKey(keyPem)) ? { cert } : null;
+    pems = await Promise.all([readFile(certPath, "utf8"), readFile(keyPath, "utf8")]);
+  } catch (err) {
+    return { problem: (err as { code?: string }).code === "ENOENT" ? "none yet" : UNUSABLE };
+  }
+  try {
+    const cert = new X509Certificate(pems[0]!);
+    return cert.checkPrivateKey(createPrivateKey(pems[1]!)) ? { cert } : { problem: UNUSABLE };
   } catch {
-    // Missing, unreadable or not a matching pair: made again.
-    return null;
+    return { problem: UNUSABLE };
   }
 }
 

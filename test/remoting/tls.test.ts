@@ -3,6 +3,7 @@
  * who is served, who is refused, and that every refusal names its cause on the side that sees it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createPrivateKey } from "node:crypto";
 import pino from "pino";
 import {
   ClientAuth,
@@ -116,6 +117,20 @@ describe.each([TlsMode.ENFORCING, TlsMode.PERMISSIVE])("%s mode", (mode) => {
     await c.shutdown();
   });
 });
+
+test.each([TlsMode.ENFORCING, TlsMode.PERMISSIVE])(
+  "%s: an encrypted key serves with its passphrase",
+  async (mode) => {
+    const key = createPrivateKey(certs.server.keyPem)
+      .export({ format: "pem", type: "pkcs8", cipher: "aes-256-cbc", passphrase: "right" })
+      .toString();
+    const server = await startServer({ ...serverTls(mode), key, passphrase: "right" });
+    const c = client({ ca: certs.ca.certPem });
+    expect(await echo(c, `127.0.0.1:${server.port}`, "locked")).toBe("locked");
+    await c.shutdown();
+    await server.stop();
+  },
+);
 
 describe("enforcing refuses plaintext", () => {
   let server: RemotingServer;
