@@ -10,8 +10,8 @@ import { messageStoreConfig } from "../../src/config/message-store-config.ts";
 import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { nettyClientConfig, nettyServerConfig } from "../../src/config/netty-config.ts";
 import { rocketbunBrokerConfig, rocketbunConfig, startConfig } from "../../src/config/rocketbun-config.ts";
-import { tlsConfig } from "../../src/config/tls-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
+import { tlsConfig } from "../../src/config/tls-config.ts";
 import { configError } from "./helpers.ts";
 
 let dir = "";
