@@ -13,6 +13,7 @@ import {
   RemotingCommand,
   RemotingServer,
   ResponseCode,
+  ServerResources,
   type ServerTlsOptions,
   TlsMode,
   tcpConnector,
@@ -201,6 +202,60 @@ describe("permissive serves both on one port", () => {
     socket.end();
     await waitFor("the silent connection left", () => gate.open === 0);
     expect(server.connections.size).toBe(0);
+  });
+});
+
+describe("permissive limits", () => {
+  test("a TLS connection counts once against the connection cap", async () => {
+    const resources = new ServerResources({ connectionsMax: 1, log: silent });
+    const server = new RemotingServer({
+      name: "capped",
+      listenPort: 0,
+      bindAddress: "127.0.0.1",
+      log: silent,
+      resources,
+      tls: serverTls(TlsMode.PERMISSIVE),
+    });
+    server.registry.register(ECHO, (req) =>
+      RemotingCommand.response(ResponseCode.SUCCESS, null, req.extFields),
+    );
+    await server.start();
+    const addr = `127.0.0.1:${server.port}`;
+    const first = client({ ca: certs.ca.certPem });
+    const second = client({ ca: certs.ca.certPem });
+    expect(await echo(first, addr, "in")).toBe("in");
+    const refused = await failure(echo(second, addr));
+    expect({ open: resources.connections.open, refused: resources.connections.refused }).toEqual({
+      open: 1,
+      refused: 1,
+    });
+    expect(refused).not.toBe("succeeded");
+    await first.shutdown();
+    await second.shutdown();
+    await server.stop();
+    resources.stop();
+  });
+
+  test("a connection silent before its first byte is closed at the idle timeout and leaves the cap", async () => {
+    const server = new RemotingServer({
+      name: "idle",
+      listenPort: 0,
+      bindAddress: "127.0.0.1",
+      log: silent,
+      idleSeconds: 1,
+      tls: serverTls(TlsMode.PERMISSIVE),
+    });
+    await server.start();
+    const closed = Promise.withResolvers<void>();
+    await Bun.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+      socket: { data() {}, close: () => closed.resolve() },
+    });
+    await waitFor("admitted", () => server.resources.connections.open === 1);
+    await closed.promise;
+    await waitFor("left the cap", () => server.resources.connections.open === 0);
+    await server.stop();
   });
 });
 
