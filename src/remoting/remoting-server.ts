@@ -163,12 +163,12 @@ export class RemotingServer {
   }
 
   /** Permissive mode: a connection whose first byte opens a TLS handshake is served over TLS. */
-  private route(socket: ByteSocket, first: Uint8Array): SocketEvents {
+  private route(socket: Socket<TcpSocketData>, first: Uint8Array): SocketEvents {
     const tls = this.options.tls;
     if (first[0] !== TLS_HANDSHAKE_RECORD || tls === undefined || this.streamTls === null)
       return this.adopt(socket);
     const addr = `${socket.remoteAddress}:${socket.remotePort}`;
-    const stream = new TlsStreamSocket(socket as Socket<TcpSocketData>, this.streamTls, {
+    const stream = new TlsStreamSocket(socket, this.streamTls, {
       onSecure: (peer) => clientCertificateProblem(tls, peer),
       onFailure: (reason) => this.tlsFailed(addr, reason),
     });

@@ -5,7 +5,7 @@
  */
 import type { ByteSocket, SocketEvents } from "./byte-socket.ts";
 
-export class FirstChunk implements SocketEvents {
+export class FirstChunk<S extends ByteSocket> implements SocketEvents {
   private settled = false;
 
   /**
@@ -13,8 +13,8 @@ export class FirstChunk implements SocketEvents {
    * before it was routed. `idleSeconds` bounds how long a silent peer may hold it (0: no bound).
    */
   constructor(
-    private readonly socket: ByteSocket,
-    private readonly route: (socket: ByteSocket, first: Uint8Array) => SocketEvents,
+    private readonly socket: S,
+    private readonly route: (socket: S, first: Uint8Array) => SocketEvents,
     private readonly gone: (reason: string) => void,
     idleSeconds: number,
   ) {
