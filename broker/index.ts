@@ -19,6 +19,7 @@ import { RemotingClient } from "../src/remoting/remoting-client.ts";
 import { RemotingServer } from "../src/remoting/remoting-server.ts";
 import { RequestCode } from "../src/remoting/request-code.ts";
 import { ServerResources } from "../src/remoting/server-resources.ts";
+import type { ServerTlsOptions } from "../src/remoting/tls-options.ts";
 import type { BrokerContext } from "./context.ts";
 import { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
 import { SubscriptionGroups } from "./metadata/subscription-groups.ts";
@@ -49,6 +50,8 @@ export interface BrokerDeps {
    * aclEnable is on, instead of a PlainAcl of the broker's own.
    */
   acl?: PlainAcl;
+  /** TLS on both ports (tls.server.*); absent: plaintext only. */
+  tls?: ServerTlsOptions;
 }
 
 export interface Broker {
@@ -112,6 +115,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     version: config.rocketbun.remotingVersion,
     language: config.rocketbun.remotingLanguage,
     resources,
+    tls: deps.tls,
   };
   const server = new RemotingServer({
     ...serverOptions,

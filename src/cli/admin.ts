@@ -13,6 +13,7 @@ import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
 import { messageVerbs } from "./admin/messages.ts";
 import { namesrvVerbs } from "./admin/namesrv.ts";
+import { TLS_FLAGS, tlsFromFlags } from "./admin/tls-flags.ts";
 import { topicVerbs } from "./admin/topics.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
@@ -51,9 +52,9 @@ const SK_FLAG: FlagSpec = {
 
 const spec: CommandSpec = {
   name: "admin",
-  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--json]",
+  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--tls ...] [--json]",
   summary: "Runs one mqadmin verb against a NameServer (RocketBun or Apache RocketMQ).",
-  flags: [AK_FLAG, SK_FLAG],
+  flags: [AK_FLAG, SK_FLAG, ...TLS_FLAGS],
   passThroughAfterPositional: true,
   notes: [
     "Verbs (rocketbun admin <verb> --help for each):",
@@ -74,7 +75,7 @@ export function verbSpec(verb: AdminVerb): CommandSpec {
       " ",
     ),
     summary: verb.summary,
-    flags: [NAMESRV_FLAG, ...verb.flags, AK_FLAG, SK_FLAG, JSON_FLAG],
+    flags: [NAMESRV_FLAG, ...verb.flags, AK_FLAG, SK_FLAG, ...TLS_FLAGS, JSON_FLAG],
   };
 }
 
@@ -131,6 +132,7 @@ async function runVerb(
 
   const json = args.flags.has("json");
   const credentials = credentialsOf(vspec, args.flags, early);
+  const tls = await tlsFromFlags(args.flags, early, vspec.name);
   const closers: (() => Promise<void>)[] = [];
   let admin: Promise<Admin> | undefined;
   const ctx: AdminContext = {
@@ -140,8 +142,9 @@ async function runVerb(
     json,
     namesrvAddr,
     credentials,
+    tls,
     admin() {
-      admin ??= createAdmin({ namesrvAddr, log: clientLog(), ...credentials }).then((a) => {
+      admin ??= createAdmin({ namesrvAddr, log: clientLog(), ...credentials, tls }).then((a) => {
         closers.push(() => a.shutdown());
         return a;
       });

@@ -17,6 +17,7 @@ import { logger } from "../log.ts";
 import { createNameServer, type NamesrvAclOptions } from "../namesrv/index.ts";
 import { inProcessConnector, LocalServers, tcpConnector } from "../remoting/connector.ts";
 import { ServerResources } from "../remoting/server-resources.ts";
+import { clientTlsFrom, serverTlsFrom } from "../tls/material.ts";
 
 /** A started role. `stop` releases everything the role holds (sockets, files, timers). */
 export interface Role {
@@ -103,6 +104,7 @@ export async function openSharedAcl(acl: PlainAcl): Promise<Role> {
 }
 
 async function startNameServer(config: NamesrvRoleConfig, shared?: Shared): Promise<Role> {
+  const tls = await serverTlsFrom(config.tls, config.rocketbun.rocketbunHome, logger("tls"));
   const ns = createNameServer(
     {
       namesrv: config.namesrv,
@@ -110,7 +112,7 @@ async function startNameServer(config: NamesrvRoleConfig, shared?: Shared): Prom
       acl: namesrvAclOptions(config),
       runtimeChanges: config.runtimeChanges,
     },
-    { resources: serverResources(config.rocketbun), ...(shared?.acl ? { acl: shared.acl } : {}) },
+    { resources: serverResources(config.rocketbun), tls, ...(shared?.acl ? { acl: shared.acl } : {}) },
   );
   // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
   console.log(await ns.start());
@@ -130,12 +132,17 @@ export const ROLE_TITLES = { namesrv: "NameServer", broker: "Broker", gateway: "
 
 async function startBroker(config: BrokerRoleConfig, shared?: Shared): Promise<Role> {
   const log = logger("broker");
-  // NameServers in this process are reached without a socket; any other address over TCP.
-  const connector = inProcessConnector(localServers, tcpConnector({ log }));
+  const home = config.rocketbun.rocketbunHome;
+  const serverTls = await serverTlsFrom(config.tls, home, logger("tls"));
+  const clientTls = await clientTlsFrom(config.tls, config.nettyClient.useTLS, home, logger("tls"));
+  // NameServers in this process are reached without a socket; any other address over TCP (TLS
+  // with tls.enable or useTLS).
+  const connector = inProcessConnector(localServers, tcpConnector({ log, tls: clientTls }));
   const broker = createBroker(config, {
     log,
     connector,
     resources: serverResources(config.rocketbun),
+    tls: serverTls,
     ...(shared?.acl ? { acl: shared.acl } : {}),
   });
   console.log(await broker.start());

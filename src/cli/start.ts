@@ -28,11 +28,12 @@ import {
   type Shared,
   sharedAcl,
 } from "./roles.ts";
+import { loadWithTlsDev, TLS_DEV_FLAG } from "./tls-dev.ts";
 
 const spec: CommandSpec = {
   name: "start",
   usage:
-    "rocketbun start [--home DIR] [--namesrv-port N] [--broker-port N] [--gateway-port N] [-c FILE] [-p]",
+    "rocketbun start [--home DIR] [--namesrv-port N] [--broker-port N] [--gateway-port N] [--tls-dev] [-c FILE] [-p]",
   summary:
     "Runs NameServer (9876), Broker (10911) and Gateway (8080) in one process. The file takes broker.conf\n" +
     "keys (listenPort is the broker's), NamesrvConfig keys, gatewayPort and namesrvListenPort; one\n" +
@@ -48,6 +49,7 @@ const spec: CommandSpec = {
     { long: "namesrv-port", value: "N", help: "NameServer port (default 9876)" },
     { long: "broker-port", value: "N", help: "Broker port (default 10911)" },
     { long: "gateway-port", value: "N", help: "Gateway HTTP port (default 8080)" },
+    TLS_DEV_FLAG,
     CONFIG_FLAG,
     PRINT_FLAG,
   ],
@@ -104,7 +106,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   noPositionals(spec, args);
   const overrides = overridesFrom(args);
-  const loaded = await loadRoleConfig("start", { file: textFlag(spec, args, "config"), overrides });
+  const file = textFlag(spec, args, "config");
+  const load = (o: Record<string, string>) => loadRoleConfig("start", { file, overrides: o });
+  const loaded = args.flags.has("tls-dev")
+    ? await loadWithTlsDev(load, overrides, io, !args.flags.has("print-config"))
+    : await load(overrides);
   if (args.flags.has("print-config")) {
     io.out(formatConfig(loaded.sections));
     return EXIT_OK;

@@ -16,7 +16,14 @@ import {
   type UniqueIdGenerator,
 } from "../protocol/message/index.ts";
 import type { TopicRouteData } from "../protocol/route/index.ts";
-import { RemotingClient, RemotingCommand, RequestCode, ResponseCode } from "../remoting/index.ts";
+import {
+  type Connector,
+  RemotingClient,
+  RemotingCommand,
+  RequestCode,
+  ResponseCode,
+  tcpConnector,
+} from "../remoting/index.ts";
 import { BrokerApi } from "./broker-api.ts";
 import { clientError, MQClientError } from "./errors.ts";
 import { NamesrvApi } from "./namesrv-api.ts";
@@ -70,7 +77,7 @@ export class ClientInstance {
       log: this.log,
       language: this.options.language,
       version: this.options.version,
-      ...(this.options.connector ? { connector: this.options.connector } : {}),
+      ...this.connectorOption(),
       ...(this.options.credentials ? { beforeRequest: createRequestSigner(this.options.credentials) } : {}),
     });
     this.namesrv = new NamesrvApi(
@@ -88,6 +95,13 @@ export class ClientInstance {
     });
     this.registerProcessors();
     this.remoting.onConnectionLost((addr) => this.heartbeatAfterLostConnection(addr));
+  }
+
+  /** The connector given, or TCP with TLS when asked for; none: the remoting client's plain TCP. */
+  private connectorOption(): { connector?: Connector } {
+    if (this.options.connector) return { connector: this.options.connector };
+    const tls = this.options.tls;
+    return tls ? { connector: tcpConnector({ log: this.log, tls }) } : {};
   }
 
   get running(): boolean {

@@ -5,7 +5,7 @@ import { networkInterfaces } from "node:os";
 import type { Logger } from "pino";
 import type { SessionCredentials } from "../acl/signature.ts";
 import { checkAddress } from "../config/checks.ts";
-import type { Connector } from "../remoting/index.ts";
+import type { ClientTlsOptions, Connector } from "../remoting/index.ts";
 import { clientError } from "./errors.ts";
 import { CLIENT_RANGES, checkRanges } from "./option-ranges.ts";
 
@@ -37,6 +37,13 @@ export interface ClientOptions {
   secretKey?: string;
   /** Sent and signed with every request when given (SessionCredentials.securityToken). */
   securityToken?: string;
+  /**
+   * Connect to NameServers and brokers with TLS (Java's ClientConfig.useTLS). The server's
+   * certificate is verified against the system's CAs unless `tls` says otherwise.
+   */
+  useTLS?: boolean;
+  /** TLS settings (trusted CAs, a client certificate, verification); giving them turns TLS on. */
+  tls?: ClientTlsOptions;
   log?: Logger;
 }
 
@@ -51,6 +58,8 @@ export interface ResolvedClientOptions {
   language: string;
   version: number;
   credentials: SessionCredentials | null;
+  /** TLS for every TCP connection, or null for plaintext. */
+  tls: ClientTlsOptions | null;
 }
 
 /** Throws MQClientError (INVALID_PARAMETER) for a NameServer address that is not host:port or a timing out of range. */
@@ -73,6 +82,7 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     language: o.language ?? "JAVA",
     version: o.version ?? DEFAULT_CLIENT_VERSION,
     credentials: credentialsOf(o),
+    tls: o.tls ?? (o.useTLS ? {} : null),
   };
 }
 

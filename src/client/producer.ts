@@ -68,6 +68,8 @@ export class Producer {
   private readonly topicsUsed = new Map<string, Promise<unknown>>();
   /** Topics whose first route load has finished. */
   private readonly routeLoaded = new Set<string>();
+  /** Why asking the NameServer for a topic's route last failed (a TLS or connect error), for noRoute. */
+  private readonly routeFailures = new Map<string, unknown>();
   /**
    * Queues for topics the NameServer does not know yet, taken from the TBW102 route (Java keeps
    * them in its topicPublishInfoTable too): without them every send to a topic the broker is
@@ -264,7 +266,7 @@ export class Producer {
   ): Promise<MessageQueue> {
     if (options.queue) return options.queue;
     const queues = await this.publishQueues(p.topic);
-    if (queues.length === 0) throw noRoute(p.topic);
+    if (queues.length === 0) throw noRoute(p.topic, this.routeFailures.get(p.topic));
     if (options.selector) return options.selector(queues, p.source);
     if (options.shardingKey !== undefined) return selectByShardingKey(queues, options.shardingKey);
     return selectQueue(queues, this.rr, this.faults, lastBroker) ?? queues[0]!;
@@ -278,7 +280,7 @@ export class Producer {
         .then(
           // A producer's first send to a topic tells the brokers who it is.
           (route) => (route ? this.client.heartbeatAll() : undefined),
-          () => undefined,
+          (err: unknown) => void this.routeFailures.set(topic, err),
         )
         .finally(() => this.routeLoaded.add(topic));
       this.topicsUsed.set(topic, first);
@@ -286,6 +288,7 @@ export class Producer {
     await first;
     const info = this.client.routes.publishInfo(topic);
     if (info && info.queues.length > 0) {
+      this.routeFailures.delete(topic);
       this.autoCreateQueues.delete(topic);
       return info.queues;
     }
@@ -296,7 +299,10 @@ export class Producer {
 
   /** Java's fallback for an unknown topic: the TBW102 route, min(4, writeQueueNums) queues per broker. */
   private async autoCreateInfo(topic: string) {
-    const template = await this.client.refreshRoute(AUTO_CREATE_TOPIC_KEY).catch(() => null);
+    const template = await this.client.refreshRoute(AUTO_CREATE_TOPIC_KEY).catch((err: unknown) => {
+      this.routeFailures.set(topic, err);
+      return null;
+    });
     if (!template) return null;
     return this.client.routes.publishInfoOf(topic, template, DEFAULT_TOPIC_QUEUE_NUMS);
   }
@@ -306,10 +312,12 @@ export class Producer {
   }
 }
 
-function noRoute(topic: string): MQClientError {
+/** Java's remark, plus why the NameServer could not be asked when that is known. */
+function noRoute(topic: string, failure?: unknown): MQClientError {
+  const why = failure instanceof Error ? ` (the NameServer could not be asked: ${failure.message})` : "";
   return new MQClientError({
     code: ResponseCode.TOPIC_NOT_EXIST,
-    remark: `No route info of this topic: ${topic}`,
+    remark: `No route info of this topic: ${topic}${why}`,
   });
 }
 

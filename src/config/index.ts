@@ -16,3 +16,4 @@ export { parseProperties, stringifyProperties } from "./properties.ts";
 export * from "./rocketbun-config.ts";
 export * from "./role-config.ts";
 export { type ConfigOf, defaultsOf, parseSection, type Section, type SectionValues } from "./schema.ts";
+export * from "./tls-config.ts";

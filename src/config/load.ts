@@ -43,6 +43,7 @@ import {
   validateSection,
 } from "./schema.ts";
 import { suggestKey } from "./suggest.ts";
+import { tlsConfig } from "./tls-config.ts";
 
 export interface LoadOptions {
   /** A Java `.properties` file (`-c`). */
@@ -245,9 +246,9 @@ function buildNamesrv(
   checkNotTheFile(v, "configStorePath", namesrv.configStorePath, file);
   let nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_NAMESRV_PORT });
   if (embeddedPort !== undefined) nettyServer = Object.freeze({ ...nettyServer, listenPort: embeddedPort });
-  const nettyClient = v.section(nettyClientConfig);
+  const [nettyClient, tls] = [v.section(nettyClientConfig), v.section(tlsConfig)];
   const acl = v.section(namesrvAclConfig);
-  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, acl, runtimeChanges });
+  return Object.freeze({ rocketbun, namesrv, nettyServer, nettyClient, acl, tls, runtimeChanges });
 }
 
 function buildBroker(
@@ -283,7 +284,7 @@ function buildBroker(
   }
   const limits = v.section(rocketbunBrokerConfig);
   const auth = v.section(authConfig);
-  const nettyClient = v.section(nettyClientConfig);
+  const [nettyClient, tls] = [v.section(nettyClientConfig), v.section(tlsConfig)];
   return Object.freeze({
     rocketbun,
     broker,
@@ -292,6 +293,7 @@ function buildBroker(
     auth,
     nettyServer,
     nettyClient,
+    tls,
     runtimeChanges,
   });
 }
@@ -300,7 +302,7 @@ function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): Gate
   const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
   const gateway = v.section(gatewayConfig, namesrvAddr === undefined ? {} : { namesrvAddr });
   const nettyClient = v.section(nettyClientConfig);
-  return Object.freeze({ rocketbun, gateway, nettyClient });
+  return Object.freeze({ rocketbun, gateway, nettyClient, tls: v.section(tlsConfig) });
 }
 
 interface Built {

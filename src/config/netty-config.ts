@@ -133,7 +133,11 @@ export const nettyClientConfig = defineSection("nettyClientConfig", {
     default: true,
     doc: "close the connection when a request on it times out",
   },
-  useTLS: { type: "bool", default: false, doc: "connect with TLS" },
+  useTLS: {
+    type: "bool",
+    default: false,
+    doc: "connect to other servers (a broker to its NameServers) with TLS, as tls.enable; see the tls.client.* keys",
+  },
   socksProxyConfig: { type: "string", default: "{}", doc: NO_EFFECT },
   writeBufferHighWaterMark: { type: "int", default: 0, ...nonNegative, doc: NO_EFFECT },
   writeBufferLowWaterMark: { type: "int", default: 0, ...nonNegative, doc: NO_EFFECT },

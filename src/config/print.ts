@@ -19,6 +19,10 @@ export function formatConfig(sections: readonly PrintableSection[], options: Pri
     for (const [key, field] of Object.entries(section.fields)) {
       if (options.importantOnly && !field.important) continue;
       const value = formatValue(values[key]);
+      if (field.secret && value !== "") {
+        lines.push(`# ${escapeKey(key)}=(set, not printed)`);
+        continue;
+      }
       const line = `${escapeKey(key)}=${escapeValue(value)}`;
       const earlier = printed.get(key);
       // A file key reaches every section that declares it, so a second, different value could not be

@@ -22,6 +22,7 @@ import {
   startConfig,
 } from "./rocketbun-config.ts";
 import type { Section } from "./schema.ts";
+import { type TlsConfig, tlsConfig } from "./tls-config.ts";
 
 export interface NamesrvRoleConfig {
   readonly rocketbun: RocketbunConfig;
@@ -30,6 +31,7 @@ export interface NamesrvRoleConfig {
   readonly nettyClient: NettyClientConfig;
   /** Whether, and how, the NameServer checks ACL (RocketBun's keys; Java's NameServer has none). */
   readonly acl: NamesrvAclConfig;
+  readonly tls: TlsConfig;
   /** The keys UPDATE_NAMESRV_CONFIG changed before (configStorePath), already applied above. */
   readonly runtimeChanges: ReadonlyMap<string, string>;
 }
@@ -43,6 +45,7 @@ export interface BrokerRoleConfig {
   readonly auth: AuthConfig;
   readonly nettyServer: NettyServerConfig;
   readonly nettyClient: NettyClientConfig;
+  readonly tls: TlsConfig;
   /** The keys UPDATE_BROKER_CONFIG changed before (brokerConfigPath), already applied above. */
   readonly runtimeChanges: ReadonlyMap<string, string>;
 }
@@ -51,6 +54,7 @@ export interface GatewayRoleConfig {
   readonly rocketbun: RocketbunConfig;
   readonly gateway: GatewayConfig;
   readonly nettyClient: NettyClientConfig;
+  readonly tls: TlsConfig;
 }
 
 /**
@@ -80,9 +84,16 @@ const brokerSections = [brokerConfig, nettyServerConfig, nettyClientConfig, mess
 
 /** The sections a role's file may name keys of, in `-p` order. */
 export const ROLE_SECTIONS: { readonly [R in RoleName]: readonly Section[] } = {
-  namesrv: [namesrvConfig, nettyServerConfig, nettyClientConfig, rocketbunConfig, namesrvAclConfig],
-  broker: [...brokerSections, authConfig, rocketbunConfig, rocketbunBrokerConfig],
-  gateway: [gatewayConfig, nettyClientConfig, rocketbunConfig],
+  namesrv: [
+    namesrvConfig,
+    nettyServerConfig,
+    nettyClientConfig,
+    rocketbunConfig,
+    namesrvAclConfig,
+    tlsConfig,
+  ],
+  broker: [...brokerSections, authConfig, rocketbunConfig, rocketbunBrokerConfig, tlsConfig],
+  gateway: [gatewayConfig, nettyClientConfig, rocketbunConfig, tlsConfig],
   start: [
     ...brokerSections,
     authConfig,
@@ -92,5 +103,6 @@ export const ROLE_SECTIONS: { readonly [R in RoleName]: readonly Section[] } = {
     rocketbunConfig,
     rocketbunBrokerConfig,
     namesrvAclConfig,
+    tlsConfig,
   ],
 };

@@ -6,6 +6,7 @@
 import type { Logger } from "../log.ts";
 import { stringifyProperties } from "./properties.ts";
 import { StateFile, type StateWriter } from "./state-file.ts";
+import { TLS_KEYS } from "./tls-config.ts";
 
 /**
  * Access-control keys: a request must never switch off, or redirect, the check it just passed, not
@@ -21,8 +22,9 @@ const ACL_KEYS: readonly string[] = [
 
 /**
  * Keys a run-time change may never name, whatever configBlackList says: each would send the
- * role's files (or the next start's) somewhere else, or change its access control. RocketMQ 5.2+
- * refuses Java's part of these.
+ * role's files (or the next start's) somewhere else, change its access control, or (tls.*) weaken
+ * the next start's transport security. RocketMQ 5.2+ refuses Java's path keys; Java's TLS settings
+ * are not config keys at all.
  */
 export const NAMESRV_PATH_KEYS: readonly string[] = [
   "configBlackList",
@@ -31,6 +33,7 @@ export const NAMESRV_PATH_KEYS: readonly string[] = [
   "rocketmqHome",
   "rocketbunHome",
   ...ACL_KEYS,
+  ...TLS_KEYS,
 ];
 export const BROKER_PATH_KEYS: readonly string[] = [
   "configBlackList",
@@ -40,6 +43,7 @@ export const BROKER_PATH_KEYS: readonly string[] = [
   "storePathRootDir",
   "storePathCommitLog",
   ...ACL_KEYS,
+  ...TLS_KEYS,
 ];
 
 /** `configBlackList` (`a;b;c`) plus the keys that are always refused. */

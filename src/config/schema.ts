@@ -8,6 +8,8 @@ interface FieldBase {
   readonly doc?: string;
   /** Printed by `-m` (RocketMQ's `@ImportantField`). */
   readonly important?: boolean;
+  /** A password: `-p` says whether it is set, never what it is. */
+  readonly secret?: boolean;
 }
 
 /** `int` is Java's 32-bit int; `long` is a Java long limited to what a JS number holds exactly. */

@@ -10,7 +10,7 @@ import { warnIfExposed } from "../acl/exposure.ts";
 import { PlainAcl } from "../acl/plain-acl.ts";
 import type { StateWriter } from "../config/state-file.ts";
 import { logger as componentLogger } from "../log.ts";
-import { RemotingServer, type ServerResources } from "../remoting/index.ts";
+import { RemotingServer, type ServerResources, type ServerTlsOptions } from "../remoting/index.ts";
 import { namesrvAclCheck } from "./acl.ts";
 import { LiveConfig, type NameServerConfig } from "./config.ts";
 import type { NamesrvContext } from "./context.ts";
@@ -45,6 +45,8 @@ export interface NameServerDeps {
    * set, instead of a PlainAcl of the NameServer's own.
    */
   acl?: PlainAcl;
+  /** TLS on the NameServer's port (tls.server.*); absent: plaintext only. */
+  tls?: ServerTlsOptions;
 }
 
 export interface NameServer {
@@ -91,6 +93,7 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
     ...serverOptions,
     name: "namesrv",
     resources: deps.resources,
+    tls: deps.tls,
     log: log.child({ part: "remoting" }),
   });
   // It holds no socket: it shares the public server's limits rather than making its own.

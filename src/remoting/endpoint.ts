@@ -86,7 +86,7 @@ export class RemotingEndpoint implements ConnectionHandler {
   }
 
   onClose(conn: Connection, reason: string): void {
-    this.responses.failConnection(conn.id, conn.remoteAddress);
+    this.responses.failConnection(conn.id, conn.remoteAddress, reason);
     for (const listener of this.closeListeners) {
       try {
         listener(conn, reason);

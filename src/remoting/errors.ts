@@ -51,7 +51,7 @@ export class RemotingTimeoutError extends Error {
   }
 }
 
-/** The connection closed before the response arrived. */
+/** The connection closed before the response arrived; `reason` says why when it is known. */
 export class ConnectionClosedError extends Error {
   override name = "ConnectionClosedError";
   readonly responseCode = ResponseCode.RPC_SEND_TO_CHANNEL_FAILED;
@@ -68,14 +68,14 @@ export class TooManyRequestsError extends Error {
   override name = "TooManyRequestsError";
 }
 
-/** Could not connect to a peer (Java's RemotingConnectException). */
+/** Could not connect to a peer (Java's RemotingConnectException); `reason` is added to the message. */
 export class ConnectError extends Error {
   override name = "ConnectError";
   constructor(
     readonly addr: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly reason?: string },
   ) {
-    super(`connect to ${addr} failed`, options);
+    super(`connect to ${addr} failed${options?.reason ? `: ${options.reason}` : ""}`, options);
   }
 }
 

@@ -16,3 +16,4 @@ export * from "./request-code.ts";
 export * from "./response-code.ts";
 export * from "./serialize-type.ts";
 export * from "./server-resources.ts";
+export * from "./tls-options.ts";

@@ -3,9 +3,16 @@
  * process, in-process connections, all served by one processor registry. TCP connections count
  * against the process's ServerResources: beyond the connection cap one is closed as it arrives,
  * and its unsent and partial bytes are charged to the shared buffer budget.
+ *
+ * TLS (Java's TlsMode): `enforcing` listens with Bun's native TLS; `permissive` listens in
+ * plaintext and runs node:tls over a connection whose first byte opens a TLS handshake; without
+ * TLS options (`disabled`) a handshake is closed as a malformed frame, named as TLS.
  */
+import { createSecureContext } from "node:tls";
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "pino";
+import { BurstLog } from "./burst-log.ts";
+import type { ByteSocket, SocketEvents } from "./byte-socket.ts";
 import type { Connection, ConnectionHandler } from "./connection.ts";
 import type { PausableListener } from "./descriptor-watch.ts";
 import {
@@ -17,6 +24,11 @@ import {
 import { createInProcessPair } from "./in-process.ts";
 import { ServerResources } from "./server-resources.ts";
 import { TcpConnection, type TcpSocketData, tcpSocketHandlers } from "./tcp-connection.ts";
+import { describeTlsFailure } from "./tls-errors.ts";
+import { FirstChunk } from "./tls-first-chunk.ts";
+import { type Pem, type ServerTlsOptions, TLS_HANDSHAKE_RECORD, TlsMode } from "./tls-options.ts";
+import { clientCertificateProblem, hasCertificate, serverTlsSettings } from "./tls-server-policy.ts";
+import { type TlsStreamOptions, TlsStreamSocket } from "./tls-stream-socket.ts";
 
 export interface RemotingServerOptions extends EndpointOptions {
   bindAddress?: string;
@@ -27,6 +39,8 @@ export interface RemotingServerOptions extends EndpointOptions {
   outboundBytesMax?: number;
   /** Shared with the process's other servers; absent: this server makes its own (auto limits). */
   resources?: ServerResources;
+  /** TLS in permissive or enforcing mode; absent: plaintext only (`disabled`). */
+  tls?: ServerTlsOptions;
 }
 
 export class RemotingServer {
@@ -40,6 +54,9 @@ export class RemotingServer {
   private readonly live = new Set<Connection>();
   private readonly log: Logger;
   private readonly pausable: PausableListener;
+  /** node:tls settings for permissive mode's TLS connections, made once. */
+  private readonly streamTls: TlsStreamOptions | null;
+  private readonly tlsFailures: BurstLog;
 
   constructor(private readonly options: RemotingServerOptions) {
     this.log = options.log;
@@ -58,6 +75,8 @@ export class RemotingServer {
     this.endpoint.onConnectionClosed((conn) => {
       if (this.live.delete(conn) && conn.transport === "tcp") this.resources.connections.leave();
     });
+    this.streamTls = options.tls?.mode === TlsMode.PERMISSIVE ? streamOptionsOf(options.tls) : null;
+    this.tlsFailures = new BurstLog(options.log, `${options.name}: TLS handshakes failing`);
   }
 
   get registry() {
@@ -81,6 +100,8 @@ export class RemotingServer {
       this.listener = this.listen(hostname, this.options.listenPort);
       this.boundPort = this.listener.port;
       this.resources.descriptors.add(this.pausable);
+      // Java's "Server is running in TLS {} mode".
+      this.log.info({ port: this.boundPort, tls: this.options.tls?.mode ?? TlsMode.DISABLED }, "TLS mode");
     } catch (err) {
       // Bun's own message ("Failed to listen at 0.0.0.0") names neither the port nor the cause.
       const code = (err as { code?: string }).code;
@@ -91,11 +112,22 @@ export class RemotingServer {
   }
 
   private listen(hostname: string, port: number): TCPSocketListener<TcpSocketData> {
+    const tls = this.options.tls;
+    const accept = (socket: Socket<TcpSocketData>) => this.accept(socket);
+    if (tls?.mode !== TlsMode.ENFORCING) {
+      return Bun.listen<TcpSocketData>({
+        hostname,
+        port,
+        data: { conn: null },
+        socket: tcpSocketHandlers(accept),
+      });
+    }
     return Bun.listen<TcpSocketData>({
       hostname,
       port,
       data: { conn: null },
-      socket: tcpSocketHandlers((socket: Socket<TcpSocketData>) => this.accept(socket)),
+      tls: serverTlsSettings(tls),
+      socket: tcpSocketHandlers(accept, (socket, ok, err) => this.nativeHandshake(tls, socket, ok, err)),
     });
   }
 
@@ -105,6 +137,20 @@ export class RemotingServer {
       socket.terminate();
       return;
     }
+    if (this.streamTls === null) {
+      this.adopt(socket);
+      return;
+    }
+    new FirstChunk(
+      socket,
+      (s, first) => this.route(s, first),
+      () => this.resources.connections.leave(),
+      this.options.idleSeconds ?? 0,
+    );
+  }
+
+  /** Serves a socket admitted to the connection cap. */
+  private adopt(socket: ByteSocket): TcpConnection {
     const conn = new TcpConnection(socket, this.endpoint, {
       frameBytesMax: this.options.frameBytesMax,
       outboundBytesMax: this.options.outboundBytesMax,
@@ -113,6 +159,52 @@ export class RemotingServer {
       log: this.log,
     });
     this.live.add(conn);
+    return conn;
+  }
+
+  /** Permissive mode: a connection whose first byte opens a TLS handshake is served over TLS. */
+  private route(socket: Socket<TcpSocketData>, first: Uint8Array): SocketEvents {
+    const tls = this.options.tls;
+    if (first[0] !== TLS_HANDSHAKE_RECORD || tls === undefined || this.streamTls === null)
+      return this.adopt(socket);
+    const addr = `${socket.remoteAddress}:${socket.remotePort}`;
+    const stream = new TlsStreamSocket(socket, this.streamTls, {
+      onSecure: (peer) => clientCertificateProblem(tls, peer),
+      onFailure: (reason) => this.tlsFailed(addr, reason),
+    });
+    this.adopt(stream);
+    return stream;
+  }
+
+  /** Enforcing mode: the native handshake finished (Bun closes a failed one itself). */
+  private nativeHandshake(
+    tls: ServerTlsOptions,
+    socket: Socket<TcpSocketData>,
+    ok: boolean,
+    error: Error | null,
+  ): void {
+    const addr = `${socket.remoteAddress}:${socket.remotePort}`;
+    if (!ok) {
+      this.tlsFailed(addr, error);
+      return;
+    }
+    const problem = clientCertificateProblem(tls, {
+      authorized: socket.authorized,
+      authorizationError: error,
+      presented: hasCertificate(socket.getPeerCertificate()),
+    });
+    if (problem === undefined) return;
+    this.tlsFailed(addr, problem);
+    const conn = socket.data.conn;
+    if (conn instanceof TcpConnection) conn.abort(`TLS: ${problem}`);
+    else socket.terminate();
+  }
+
+  /** One warning per burst of failures (a scanner must not flood the log), every one at debug. */
+  private tlsFailed(addr: string, reason: Error | string | null): void {
+    const why = typeof reason === "string" ? reason : describeTlsFailure(reason);
+    this.log.debug({ addr, reason: why }, "TLS connection refused");
+    this.tlsFailures.note({ addr, reason: why });
   }
 
   /** Stops accepting (the descriptor watch found none left); open connections stay. */
@@ -157,6 +249,23 @@ export class RemotingServer {
     for (const conn of [...this.live]) conn.close("server stopping");
     this.live.clear();
     this.endpoint.close();
+    this.tlsFailures.stop();
     if (this.ownsResources) this.resources.stop();
   }
+}
+
+function streamOptionsOf(tls: ServerTlsOptions): TlsStreamOptions {
+  const { requestCert, rejectUnauthorized } = serverTlsSettings(tls);
+  const pem = (p: Pem) => (typeof p === "string" ? p : Buffer.from(p));
+  const secureContext = createSecureContext({
+    cert: pem(tls.cert),
+    key: pem(tls.key),
+    ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
+    ...(tls.ca ? { ca: pem(tls.ca) } : {}),
+  });
+  return {
+    secureContext,
+    requestCert: requestCert ?? false,
+    rejectUnauthorized: rejectUnauthorized ?? false,
+  };
 }

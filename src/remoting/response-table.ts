@@ -73,12 +73,12 @@ export class ResponseTable {
   }
 
   /** Fails every future of one connection at once, and no one else's. */
-  failConnection(connectionId: number, addr: string): void {
+  failConnection(connectionId: number, addr: string, reason?: string): void {
     const table = this.byConnection.get(connectionId);
     if (!table) return;
     this.byConnection.delete(connectionId);
     this.count -= table.size;
-    const error = new ConnectionClosedError(addr);
+    const error = new ConnectionClosedError(addr, reason ? `connection closed (${reason})` : undefined);
     for (const pending of table.values()) pending.reject(error);
   }
 

@@ -1,5 +1,6 @@
 /**
- * A Connection over a Bun TCP socket. Frames written in one tick are coalesced into one write;
+ * A Connection over a byte socket (a Bun TCP socket, plaintext or TLS, or node:tls over an
+ * accepted one: byte-socket.ts). Frames written in one tick are coalesced into one write;
  * Bun's write may be partial, so the rest waits for `drain` (style habit 10). A peer that lets
  * more than `outboundBytesMax` pile up is disconnected rather than buffered without bound; with a
  * `budget`, unsent bytes and a partial incoming frame are also charged to the process-wide
@@ -8,6 +9,7 @@
 import type { Socket, SocketHandler } from "bun";
 import type { Logger } from "pino";
 import type { BufferBudget } from "./buffer-budget.ts";
+import type { ByteSocket, SocketEvents, TcpSocketData } from "./byte-socket.ts";
 import type { RemotingCommand } from "./command.ts";
 import { type Connection, type ConnectionHandler, nextConnectionId } from "./connection.ts";
 import { FrameError, RefusedRequestError } from "./errors.ts";
@@ -19,6 +21,10 @@ import {
   prepareFrame,
 } from "./frame.ts";
 import { Outbound } from "./outbound.ts";
+import { socketErrorReason } from "./tls-errors.ts";
+import { TLS_ALERT_RECORD, TLS_HANDSHAKE_RECORD } from "./tls-options.ts";
+
+export type { TcpSocketData } from "./byte-socket.ts";
 
 export const DEFAULT_SOCKET_OUTBOUND_BYTES_MAX = 64 * 1024 * 1024;
 
@@ -32,11 +38,7 @@ export interface TcpConnectionOptions {
   log: Logger;
 }
 
-export interface TcpSocketData {
-  conn: TcpConnection | null;
-}
-
-export class TcpConnection implements Connection {
+export class TcpConnection implements Connection, SocketEvents {
   readonly id = nextConnectionId();
   readonly transport = "tcp" as const;
   readonly attributes = new Map<string, unknown>();
@@ -52,9 +54,12 @@ export class TcpConnection implements Connection {
   private partialCharged = 0;
   /** Date.now() of the last read or write, for the idle close (0 when there is none). */
   private lastActive = 0;
+  /** The first byte received (-1 before any): tells a TLS peer on a plaintext connection. */
+  private firstByte = -1;
+  private framesReceived = 0;
 
   constructor(
-    private readonly socket: Socket<TcpSocketData>,
+    private readonly socket: ByteSocket,
     private readonly handler: ConnectionHandler,
     private readonly options: TcpConnectionOptions,
   ) {
@@ -122,7 +127,9 @@ export class TcpConnection implements Connection {
   onData(chunk: Uint8Array): void {
     if (this.isClosed) return;
     this.noteActive();
+    if (this.firstByte < 0 && chunk.length > 0) this.firstByte = chunk[0]!;
     const frames = this.decoder.push(chunk);
+    this.framesReceived += frames.length;
     // Every whole frame is served first: before a bad length (then the connection closes, as
     // Netty does) and before a partial frame the budget may refuse.
     for (const frame of frames) {
@@ -226,14 +233,28 @@ export class TcpConnection implements Connection {
   }
 
   private dropMalformed(err: unknown): void {
-    const message = err instanceof FrameError ? err.message : String(err);
+    const tls = this.tlsPeerHint();
+    const message = tls ?? (err instanceof FrameError ? err.message : String(err));
     this.options.log.warn(
       { addr: this.remoteAddress, reason: message },
-      "closing connection: malformed frame",
+      tls ? "closing connection: TLS on one side only" : "closing connection: malformed frame",
     );
     // Answers the frames before the bad one already produced go out before the close.
     this.flush();
-    this.close(`malformed frame: ${message}`);
+    this.close(tls ?? `malformed frame: ${message}`);
+  }
+
+  /**
+   * A stream whose very first bytes are a TLS record is a TLS peer on a plaintext connection (Java's
+   * TlsModeHandler tells them apart the same way): say so, rather than "frame too long".
+   */
+  private tlsPeerHint(): string | undefined {
+    if (this.framesReceived > 0) return undefined;
+    if (this.firstByte === TLS_HANDSHAKE_RECORD)
+      return "the peer opened a TLS handshake on a plaintext connection: TLS is off on this side (tls.server.mode=disabled, or a client without useTLS)";
+    if (this.firstByte === TLS_ALERT_RECORD)
+      return "the peer answered with a TLS alert: it requires TLS (tls.server.mode=enforcing); connect with TLS (useTLS / tls.enable)";
+    return undefined;
   }
 
   private markClosed(reason: string): void {
@@ -253,10 +274,12 @@ export class TcpConnection implements Connection {
 /** Socket callbacks shared by every TcpConnection; each socket's data points at its connection. */
 export function tcpSocketHandlers(
   onOpen: (socket: Socket<TcpSocketData>) => void,
+  onHandshake?: (socket: Socket<TcpSocketData>, success: boolean, error: Error | null) => void,
 ): SocketHandler<TcpSocketData, "buffer"> {
   return {
     binaryType: "buffer",
     open: onOpen,
+    ...(onHandshake ? { handshake: onHandshake } : {}),
     data(socket, chunk) {
       socket.data.conn?.onData(chunk);
     },
@@ -264,10 +287,10 @@ export function tcpSocketHandlers(
       socket.data.conn?.onDrain();
     },
     close(socket, err) {
-      socket.data.conn?.onSocketClosed(err ? `socket error: ${err.message}` : "closed by peer");
+      socket.data.conn?.onSocketClosed(err ? socketErrorReason(err) : "closed by peer");
     },
     error(socket, err) {
-      socket.data.conn?.onSocketClosed(`socket error: ${err.message}`);
+      socket.data.conn?.onSocketClosed(socketErrorReason(err));
     },
     end(socket) {
       socket.data.conn?.close("peer ended the connection");

@@ -12,6 +12,7 @@ import { namesrvConfig } from "../../src/config/namesrv-config.ts";
 import { nettyClientConfig, nettyServerConfig } from "../../src/config/netty-config.ts";
 import { rocketbunBrokerConfig, rocketbunConfig, startConfig } from "../../src/config/rocketbun-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
+import { tlsConfig } from "../../src/config/tls-config.ts";
 import { configError } from "./helpers.ts";
 
 let dir = "";
@@ -69,6 +70,7 @@ describe("namesrv", () => {
       nettyServer: { ...defaultsOf(nettyServerConfig), listenPort: 9876 },
       nettyClient: defaultsOf(nettyClientConfig),
       acl: defaultsOf(namesrvAclConfig),
+      tls: defaultsOf(tlsConfig),
       runtimeChanges: new Map(),
     });
     expect(ignoredKeys).toEqual([]);

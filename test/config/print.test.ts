@@ -40,6 +40,7 @@ describe("formatConfig", () => {
       "# nettyClientConfig",
       "# rocketbunConfig",
       "# namesrvAclConfig",
+      "# tlsConfig",
     ]);
     expect(text.split("\n")).toContain("listenPort=9876");
     expect(text.split("\n")).toContain(`kvConfigPath=${join(host.homeDir, "namesrv", "kvConfig.json")}`);

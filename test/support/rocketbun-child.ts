@@ -3,9 +3,9 @@
  * tests and benchmarks; plus the small waiting helpers they share. Never sleeps blindly: the
  * broker's boot line on stdout (printed after it registered with the NameServer) means "ready".
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const repoRoot = join(import.meta.dir, "..", "..");
 
@@ -46,6 +46,12 @@ export async function waitFor<T>(
 
 /** Reads `stream` until a line matches, then keeps draining it so the child never blocks on a full pipe. */
 export async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
+  const text = await readUntilLine(stream, pattern);
+  return text.split("\n").find((l) => pattern.test(l)) ?? "";
+}
+
+/** Like waitForLine, but resolves to everything read up to the end of the matching chunk. */
+export async function readUntilLine(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let text = "";
@@ -53,14 +59,13 @@ export async function waitForLine(stream: ReadableStream<Uint8Array>, pattern: R
     const { value, done } = await reader.read();
     if (done) throw new Error(`the process exited before printing ${pattern}: ${text}`);
     text += decoder.decode(value, { stream: true });
-    const line = text.split("\n").find((l) => pattern.test(l));
-    if (line) {
+    if (text.split("\n").some((l) => pattern.test(l))) {
       void (async () => {
         while (!(await reader.read().catch(() => ({ done: true }))).done) {
           // discard
         }
       })();
-      return line;
+      return text;
     }
   }
 }
@@ -99,6 +104,10 @@ export interface StartOptions {
   name?: string;
   /** A command the child runs under, e.g. ["prlimit", "--nofile=128:128"]; it must exec its argument. */
   launcher?: readonly string[];
+  /** Files written under the home before the first start, by path relative to it (conf/plain_acl.yml). */
+  homeFiles?: Readonly<Record<string, string>>;
+  /** More arguments for `start` (e.g. --tls-dev). */
+  args?: readonly string[];
 }
 
 export interface StartedRocketbun extends AsyncDisposable {
@@ -107,6 +116,8 @@ export interface StartedRocketbun extends AsyncDisposable {
   readonly home: string;
   /** The current child's pid. */
   readonly pid: number;
+  /** What the current child printed on stdout up to its boot line. */
+  readonly bootOutput: string;
   /** Signal the child (SIGTERM by default; SIGKILL for a crash), wait for the exit, start again on the same home and ports. */
   restart(signal?: NodeJS.Signals): Promise<void>;
   /** Resident set size of the child in MiB (Linux /proc). */
@@ -135,11 +146,16 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
     .map(([k, v]) => `${k}=${v}\n`)
     .join("");
   await writeFile(conf, confText);
+  for (const [path, text] of Object.entries(options.homeFiles ?? {})) {
+    await mkdir(dirname(join(home, path)), { recursive: true });
+    await writeFile(join(home, path), text);
+  }
   const env = options.env ?? { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" };
   let child: ReturnType<typeof Bun.spawn<"ignore", "pipe", "ignore">> | null = null;
+  let bootOutput = "";
   const spawn = async () => {
     const args = ["start", "--home", home, "-c", conf, "--namesrv-port", String(nsPort)];
-    args.push("--broker-port", String(brokerPort), "--gateway-port", String(gwPort));
+    args.push("--broker-port", String(brokerPort), "--gateway-port", String(gwPort), ...(options.args ?? []));
     child = Bun.spawn([...(options.launcher ?? []), process.execPath, "src/cli/main.ts", ...args], {
       cwd: repoRoot,
       stdin: "ignore",
@@ -148,7 +164,7 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
       env,
     });
     track(child);
-    await waitForLine(child.stdout, /The broker\[.*boot success/);
+    bootOutput = await readUntilLine(child.stdout, /The broker\[.*boot success/);
   };
   const halt = async (signal: NodeJS.Signals = "SIGTERM") => {
     child?.kill(signal);
@@ -166,6 +182,9 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
     home,
     get pid() {
       return child!.pid;
+    },
+    get bootOutput() {
+      return bootOutput;
     },
     async restart(signal?: NodeJS.Signals) {
       await halt(signal);

@@ -4,6 +4,7 @@
  * turn a bad value into a UsageError naming the flag.
  */
 import type { Admin } from "../../client/index.ts";
+import type { ClientTlsOptions } from "../../remoting/index.ts";
 import { type CommandSpec, type FlagSpec, type ParsedArgs, UsageError } from "../args.ts";
 import type { CliIo } from "../command.ts";
 import { type Progress, toPlain } from "./format.ts";
@@ -32,6 +33,8 @@ export interface AdminContext {
   readonly namesrvAddr: string;
   /** From --ak/--sk or the environment; give them to every client the verb creates. */
   readonly credentials: AdminCredentials | undefined;
+  /** From the --tls flags; give it to every client the verb creates. */
+  readonly tls: ClientTlsOptions | undefined;
   /** The admin client; created on first use and shut down when the verb ends. */
   admin(): Promise<Admin>;
   /** Registers a resource (producer, consumer) to shut down when the verb ends. */

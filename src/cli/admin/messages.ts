@@ -158,6 +158,7 @@ const sendMessage: AdminVerb = {
       namesrvAddr: ctx.namesrvAddr,
       log: (await ctx.admin()).client.log,
       ...ctx.credentials,
+      tls: ctx.tls,
     });
     ctx.closeLater(() => producer.shutdown());
     const queue =

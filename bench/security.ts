@@ -1,0 +1,154 @@
+/**
+ * bench/security: what ACL signatures and TLS cost a sender. 1 KiB SEND_MESSAGE_V2 over the raw
+ * RemotingClient, 1 and 128 in flight, against `rocketbun start` children:
+ *
+ *   plain   permissive TLS, ACL off: plaintext connections (the "off" side of every pair)
+ *   acl     permissive TLS, ACL on (conf/plain_acl.yml in its home): requests signed as the
+ *           native client signs them (beforeRequest → HMAC-SHA1 over the sorted fields and body)
+ *   native  enforcing TLS: Bun's native TLS listener
+ *   stream  the `plain` child's port, over TLS: permissive mode's node:tls over the accepted socket
+ *
+ * Each "on" measure alternates with the plaintext one in slices (bench/lib/load.ts `alternate`),
+ * so machine drift lands on both sides. Targets (issue 13): ACL ≥ 0.85 of off; TLS ≥ 0.6 of
+ * plaintext at 128 in flight.
+ * Run: bun bench/security.ts   (BENCH_DURATION_MS=3000 per side of each pair)
+ */
+import pino from "pino";
+import { createRequestSigner } from "../src/acl/signature.ts";
+import {
+  type ClientTlsOptions,
+  RemotingClient,
+  type RemotingCommand,
+  tcpConnector,
+} from "../src/remoting/index.ts";
+import { createCertificate } from "../src/tls/x509.ts";
+import { alternate, runSlice } from "./lib/load.ts";
+import { pinApart } from "./lib/pin.ts";
+import { printTable, type Row } from "./lib/report.ts";
+import { createTopic, ok, sendRequest } from "./lib/requests.ts";
+import { type StartedServer, startServer } from "./lib/start-server.ts";
+
+const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
+const TOPIC = "BenchSecurity";
+const QUEUES = 8;
+const WARM_UP_MS = 300;
+/** Before the first pair, every side runs this long so the first pair does not measure JIT tiers. */
+const FIRST_WARM_UP_MS = 1500;
+const ACL_TARGET = 0.85;
+const TLS_TARGET = 0.6;
+const ACCOUNT = { accessKey: "BenchAdmin01", secretKey: "bench-secret-0001" };
+const PLAIN_ACL = `accounts:
+  - accessKey: ${ACCOUNT.accessKey}
+    secretKey: ${ACCOUNT.secretKey}
+    admin: true
+`;
+const log = pino({ level: "warn" });
+
+// ---- a CA and a server certificate for 127.0.0.1, made in this run ----
+const now = Date.now();
+const validity = { notBefore: new Date(now - 3_600_000), notAfter: new Date(now + 86_400_000) };
+const ca = await createCertificate({ commonName: "bench CA", ca: true, ...validity });
+const server = await createCertificate({
+  commonName: "bench",
+  names: ["127.0.0.1"],
+  issuer: ca,
+  ...validity,
+});
+const certFiles = { "tls/server.pem": server.certPem, "tls/server.key": server.keyPem };
+const tlsConf = (mode: string) => ({
+  "tls.server.mode": mode,
+  "tls.server.certPath": "tls/server.pem",
+  "tls.server.keyPath": "tls/server.key",
+});
+
+const children: StartedServer[] = [];
+async function child(name: string, brokerConf: Record<string, string>, files: Record<string, string>) {
+  const srv = await startServer({ name: `bench-security-${name}`, brokerConf, homeFiles: files });
+  children.push(srv);
+  return srv;
+}
+
+function client(
+  name: string,
+  tls?: ClientTlsOptions,
+  sign?: (request: RemotingCommand) => void,
+): RemotingClient {
+  return new RemotingClient({
+    name,
+    log,
+    connector: tcpConnector({ log, tls }),
+    ...(sign ? { beforeRequest: sign } : {}),
+  });
+}
+
+try {
+  const plainSrv = await child("plain", tlsConf("permissive"), certFiles);
+  const aclSrv = await child(
+    "acl",
+    { ...tlsConf("permissive"), aclEnable: "true" },
+    {
+      ...certFiles,
+      "conf/plain_acl.yml": PLAIN_ACL,
+    },
+  );
+  const nativeSrv = await child("native", tlsConf("enforcing"), certFiles);
+  let pinning = "";
+  for (const c of children) pinning = pinApart(c.pid);
+
+  const trust = { ca: ca.certPem };
+  const sides = {
+    plain: { c: client("plain"), addr: plainSrv.brokerAddr },
+    acl: { c: client("acl", undefined, createRequestSigner(ACCOUNT)), addr: aclSrv.brokerAddr },
+    native: { c: client("native", trust), addr: nativeSrv.brokerAddr },
+    stream: { c: client("stream", trust), addr: plainSrv.brokerAddr },
+  };
+  // The topic on each broker, created over that side's own transport (signed on the ACL broker).
+  for (const side of [sides.plain, sides.acl, sides.native])
+    await createTopic(side.c, side.addr, TOPIC, QUEUES);
+
+  let q = 0;
+  const sender = (side: { c: RemotingClient; addr: string }) => () =>
+    ok(side.c.invoke(side.addr, sendRequest(TOPIC, q++ % QUEUES), 10_000));
+  const rate = (call: () => Promise<unknown>, inflight: number) => async (ms: number) => {
+    const { calls, ms: took } = await runSlice(call, inflight, ms);
+    return (calls * 1000) / took;
+  };
+  /** [off, on] rates, alternated in slices after a warm-up of both. */
+  const pair = async (on: keyof typeof sides, inflight: number): Promise<[number, number]> => {
+    const off = sender(sides.plain);
+    const onCall = sender(sides[on]);
+    await runSlice(off, inflight, WARM_UP_MS);
+    await runSlice(onCall, inflight, WARM_UP_MS);
+    return alternate(rate(off, inflight), rate(onCall, inflight), durationMs);
+  };
+
+  for (const side of Object.values(sides)) await runSlice(sender(side), 128, FIRST_WARM_UP_MS);
+
+  const rows: Row[] = [];
+  const measures = [
+    ["acl", "ACL on (signed), plaintext", ACL_TARGET, ACL_TARGET],
+    ["native", "TLS enforcing (native)", undefined, TLS_TARGET],
+    ["stream", "TLS permissive (node:tls)", undefined, TLS_TARGET],
+  ] as const;
+  for (const [on, label, target1, target128] of measures) {
+    for (const inflight of [1, 128]) {
+      const [offRate, onRate] = await pair(on, inflight);
+      const target = inflight === 1 ? target1 : target128;
+      rows.push({ name: `  plaintext, ACL off, ${inflight} in flight`, value: offRate, unit: "sends/s" });
+      rows.push({
+        name: `${label}, ${inflight} in flight`,
+        value: onRate,
+        ceiling: offRate,
+        unit: "sends/s",
+        ...(target !== undefined ? { target } : {}),
+      });
+    }
+  }
+  for (const side of Object.values(sides)) await side.c.shutdown();
+  printTable(
+    `security: 1 KiB sends, ${durationMs} ms per side of each pair, ${navigator.hardwareConcurrency} CPUs; ${pinning}`,
+    rows,
+  );
+} finally {
+  for (const c of children) await c.stop();
+}
