@@ -4,6 +4,7 @@
  */
 
 import { createBroker } from "../../broker/index.ts";
+import { startGateway } from "../../gateway/server.ts";
 import type { RocketbunConfig } from "../config/rocketbun-config.ts";
 import type { BrokerRoleConfig, GatewayRoleConfig, NamesrvRoleConfig } from "../config/role-config.ts";
 import { logger } from "../log.ts";
@@ -37,6 +38,7 @@ export interface RoleStarters {
 export const roleStarters: RoleStarters = Object.freeze({
   namesrv: startNameServer,
   broker: startBroker,
+  gateway: startGatewayRole,
 });
 
 /**
@@ -87,5 +89,22 @@ async function startBroker(config: BrokerRoleConfig): Promise<Role> {
   const connector = inProcessConnector(localServers, tcpConnector({ log }));
   const broker = createBroker(config, { log, connector, resources: serverResources(config.rocketbun) });
   console.log(await broker.start());
-  return { name: "broker", stop: () => broker.stop() };
+  // The gateway of this process reaches the broker without a socket, as the broker the NameServer.
+  const addr = broker.brokerAddr;
+  localServers.register(addr, broker.server);
+  return {
+    name: "broker",
+    async stop() {
+      localServers.unregister(addr);
+      await broker.stop();
+    },
+  };
+}
+
+async function startGatewayRole(config: GatewayRoleConfig): Promise<Role> {
+  const log = logger("gateway");
+  // NameServers and brokers of this process in process (`start`); any other address over TCP.
+  const connector = inProcessConnector(localServers, tcpConnector({ log }));
+  const gateway = await startGateway(config.gateway, { log, connector });
+  return { name: "gateway", stop: () => gateway.stop() };
 }
