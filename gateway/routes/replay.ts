@@ -18,12 +18,12 @@ import {
 
 const QueueParams = z.object({
   topic: TopicName.openapi({ param: { name: "topic", in: "path" } }),
-  queueId: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65_535)
-    .openapi({ param: { name: "queueId", in: "path" }, example: 0 }),
+  // A string in the schema: a coerced number would be documented as optional (zod-to-openapi).
+  queueId: z
+    .string()
+    .regex(/^\d{1,5}$/, "a queue id is an integer 0-65535")
+    .refine((v) => Number(v) <= 65_535, "a queue id is an integer 0-65535")
+    .openapi({ param: { name: "queueId", in: "path" }, example: "0" }),
 });
 
 const Broker = z
@@ -126,7 +126,8 @@ export function registerReplay(app: GatewayApp, deps: GatewayDeps): void {
   const { cluster, options, metrics } = deps;
 
   app.openapi(readRoute(options.pullWaitMsMax, options.pullMessagesMax), async (c) => {
-    const { topic, queueId } = c.req.valid("param");
+    const { topic } = c.req.valid("param");
+    const queueId = Number(c.req.valid("param").queueId);
     const q = c.req.valid("query");
     authorize(c.get("apiKey"), "consume", topic);
     const page = await cluster.read({

@@ -106,5 +106,7 @@ async function startGatewayRole(config: GatewayRoleConfig): Promise<Role> {
   // NameServers and brokers of this process in process (`start`); any other address over TCP.
   const connector = inProcessConnector(localServers, tcpConnector({ log }));
   const gateway = await startGateway(config.gateway, { log, connector });
+  // Like the other roles' boot lines, on stdout for scripts and health checks.
+  console.log(`The gateway boot success, listening on ${gateway.url} (docs at ${gateway.url}/docs)`);
   return { name: "gateway", stop: () => gateway.stop() };
 }
