@@ -14,6 +14,7 @@ import { LEASE_CAPABILITY } from "../routes/lease.ts";
 import { validationProblem } from "../validation.ts";
 import {
   FrameHead,
+  FrameId,
   type FrameIdValue,
   LEASE_FRAME_TYPES,
   PingFrame,
@@ -163,8 +164,8 @@ function badFrame(detail: string): GatewayProblem {
 function idOf(raw: string | Buffer): FrameIdValue | undefined {
   if (typeof raw !== "string") return undefined;
   try {
-    const head = FrameHead.safeParse(JSON.parse(raw));
-    return head.success ? head.data.id : undefined;
+    const id = FrameId.safeParse((JSON.parse(raw) as { id?: unknown } | null)?.id);
+    return id.success ? id.data : undefined;
   } catch {
     return undefined;
   }
