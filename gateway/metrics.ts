@@ -13,6 +13,11 @@ export class GatewayMetrics {
   readonly messagesOut: Counter<"transport">;
   readonly wsSockets: Gauge;
   readonly wsFrames: Counter<"type">;
+  /** Labelled children by "method route status": prom-client hashes labels on every inc otherwise. */
+  private readonly requestChildren = new Map<
+    string,
+    { count: Counter.Internal; latency: Histogram.Internal<"method" | "route"> }
+  >();
 
   constructor() {
     const registers = [this.registry];
@@ -52,5 +57,20 @@ export class GatewayMetrics {
       labelNames: ["type"],
       registers,
     });
+  }
+
+  /** Counts one request and its latency. Routes are patterns, so the children stay few. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let child = this.requestChildren.get(key);
+    if (child === undefined) {
+      child = {
+        count: this.requests.labels({ method, route, status: String(status) }),
+        latency: this.latency.labels({ method, route }),
+      };
+      this.requestChildren.set(key, child);
+    }
+    child.count.inc();
+    child.latency.observe(seconds);
   }
 }

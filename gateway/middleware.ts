@@ -34,8 +34,7 @@ export function requestContext(deps: GatewayDeps): MiddlewareHandler<GatewayEnv>
     // The route pattern, not the path: a label per topic or id would grow without bound.
     const route = c.req.routePath;
     const status = c.res.status;
-    metrics.requests.inc({ method: c.req.method, route, status: String(status) });
-    metrics.latency.observe({ method: c.req.method, route }, seconds);
+    metrics.observeRequest(c.req.method, route, status, seconds);
     if (log.isLevelEnabled("info")) {
       const line = {
         reqId: requestId,
