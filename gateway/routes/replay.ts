@@ -45,7 +45,13 @@ const readRoute = (pullWaitMsMax: number, pullMessagesMax: number) =>
     request: {
       params: QueueParams,
       query: z.object({
-        offset: z.coerce.number().int().min(0).default(0).openapi({ description: "first offset to read" }),
+        offset: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(Number.MAX_SAFE_INTEGER)
+          .default(0)
+          .openapi({ description: "first offset to read" }),
         max: z.coerce
           .number()
           .int()

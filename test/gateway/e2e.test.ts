@@ -242,6 +242,20 @@ test("a long poll is answered as soon as a message arrives, well before its wait
   }
 });
 
+test("a property name RocketMQ reserves is refused by the client as a 400 problem, and nothing is stored", async () => {
+  await createTopic("GwReserved", 1);
+  const r = await post("/v1/topics/GwReserved/messages", { body: "x", properties: { UNIQ_KEY: "forged" } });
+  const p = (await r.json()) as { type: string; code: number; detail: string };
+  const stats = (await (await fetch(`${gw}/v1/topics/GwReserved/stats`)).json()) as { messages: number };
+  expect([r.status, p.type, p.code, p.detail, stats.messages]).toEqual([
+    400,
+    "urn:rocketbun:problem:invalid-parameter",
+    29,
+    "the property<UNIQ_KEY> is used by system, input another please",
+    0,
+  ]);
+});
+
 test("a topic nobody knows is a 404 problem on reads and routes", async () => {
   const read = await fetch(`${gw}/v1/topics/NoSuchTopicHere/queues/0/messages`);
   const route = await fetch(`${gw}/v1/topics/NoSuchTopicHere/route`);
