@@ -8,8 +8,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import WebSocket from "ws";
-import { type RunningGateway, startGateway } from "../../gateway/server.ts";
+import { isLoopbackHost, type RunningGateway, startGateway } from "../../gateway/server.ts";
 import { gatewayConfig } from "../../src/config/gateway-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
 import { waitFor } from "../support/rocketbun-child.ts";
@@ -268,4 +269,45 @@ test("a keys file that does not hold together stops the start with the file name
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("listening beyond loopback without API keys logs one loud warning; loopback or keys log none", async () => {
+  const lines: string[] = [];
+  const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
+  const start = async (bind: string) => {
+    const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: bind };
+    running.push(await startGateway(config, { log, cluster: new FakeCluster() }));
+  };
+  await start("127.0.0.1");
+  expect(lines).toEqual([]);
+  await start("0.0.0.0");
+  expect(lines.length).toBe(1);
+  expect(lines[0]).toStartWith("GATEWAY IS OPEN: it listens on 0.0.0.0:");
+});
+
+test("isLoopbackHost: loopback forms only", () => {
+  const hosts = [
+    "127.0.0.1",
+    "127.1.2.3",
+    "::1",
+    "[::1]",
+    "localhost",
+    "::ffff:127.0.0.1",
+    "0.0.0.0",
+    "::",
+    "10.0.0.1",
+    "example.com",
+  ];
+  expect(hosts.map((h) => [h, isLoopbackHost(h)])).toEqual([
+    ["127.0.0.1", true],
+    ["127.1.2.3", true],
+    ["::1", true],
+    ["[::1]", true],
+    ["localhost", true],
+    ["::ffff:127.0.0.1", true],
+    ["0.0.0.0", false],
+    ["::", false],
+    ["10.0.0.1", false],
+    ["example.com", false],
+  ]);
 });
