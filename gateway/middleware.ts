@@ -71,15 +71,27 @@ export function corsFor(deps: GatewayDeps): MiddlewareHandler<GatewayEnv> | null
   });
 }
 
-/** Refuses a body over requestBytesMax before it is read whole (413 problem). */
+/**
+ * Refuses a body over requestBytesMax before it is read whole (413 problem). A declared
+ * Content-Length is checked from the header alone; only a body without one (chunked) is counted as
+ * it streams, by hono's bodyLimit (touching `request.body` makes a stream, which costs).
+ */
 export function sizeLimit(deps: GatewayDeps): MiddlewareHandler<GatewayEnv> {
   const max = deps.options.requestBytesMax;
-  return bodyLimit({
-    maxSize: max,
-    onError: () => {
-      throw problems.tooLarge(`the request body is larger than the ${max} bytes allowed`);
-    },
-  });
+  const tooLarge = () => {
+    throw problems.tooLarge(`the request body is larger than the ${max} bytes allowed`);
+  };
+  const streaming = bodyLimit({ maxSize: max, onError: tooLarge });
+  return (c, next) => {
+    const headers = c.req.raw.headers;
+    const length = headers.get("content-length");
+    if (length !== null && !headers.has("transfer-encoding")) {
+      if (Number(length) > max) tooLarge();
+      return next();
+    }
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    return streaming(c, next);
+  };
 }
 
 /** Sets `apiKey` (null when no keys are configured); 401 problem without a known key. */
