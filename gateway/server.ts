@@ -110,7 +110,7 @@ function warnIfOpen(log: Logger, bind: string, port: number, keys: ApiKeys | nul
   if (keys !== null || isLoopbackHost(bind)) return;
   log.warn(
     { bindAddress: bind, port },
-    `GATEWAY IS OPEN: it listens on ${bind}:${port}, beyond loopback, with no API keys: anyone who reaches it can ` +
+    `GATEWAY IS OPEN: it listens on ${bind}:${port}, reachable from other machines, with no API keys: anyone who reaches it can ` +
       "send, read and administer every topic. Set gatewayApiKeysFile, or gatewayBindAddress=127.0.0.1",
   );
 }
