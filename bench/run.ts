@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-const all = ["remoting", "namesrv", "store", "broker", "client", "security"];
+const all = ["remoting", "namesrv", "store", "broker", "client", "security", "gateway"];
 /** Run only when named: they take minutes. */
 const onRequest = ["soak", "crash"];
 const wanted = process.argv.slice(2);

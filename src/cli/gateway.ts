@@ -9,7 +9,7 @@ import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
   name: "gateway",
-  usage: "rocketbun gateway [--namesrv ADDR] [--port N] [-c FILE] [-p]",
+  usage: "rocketbun gateway [--namesrv ADDR] [--port N] [--bind ADDR] [--api-keys FILE] [-c FILE] [-p]",
   summary:
     "Runs the Gateway (port 8080): REST and WebSocket, translated into RocketMQ requests to the cluster\n" +
     "behind --namesrv, which may be RocketBun or Apache RocketMQ.",
@@ -22,6 +22,8 @@ const spec: CommandSpec = {
       help: "NameServers, host:port;host:port (default 127.0.0.1:9876)",
     },
     { long: "port", value: "N", help: "HTTP port (default 8080)" },
+    { long: "bind", value: "ADDR", help: "address to listen on (default 0.0.0.0; 127.0.0.1 keeps it local)" },
+    { long: "api-keys", value: "FILE", help: "JSON file of API keys and their scopes (gatewayApiKeysFile)" },
     CONFIG_FLAG,
     PRINT_FLAG,
   ],
@@ -42,6 +44,10 @@ export const gatewayCommand: Command = {
     if (port !== undefined) overrides.gatewayPort = String(port);
     const namesrvAddr = textFlag(spec, args, "namesrv");
     if (namesrvAddr !== undefined) overrides.namesrvAddr = namesrvAddr;
+    const bind = textFlag(spec, args, "bind");
+    if (bind !== undefined) overrides.gatewayBindAddress = bind;
+    const keys = textFlag(spec, args, "api-keys");
+    if (keys !== undefined) overrides.gatewayApiKeysFile = keys;
     const loaded = await loadRoleConfig("gateway", { file: textFlag(spec, args, "config"), overrides });
     if (args.flags.has("print-config")) {
       io.out(formatConfig(loaded.sections));

@@ -5,6 +5,7 @@
 
 import { resolve } from "node:path";
 import { createBroker } from "../../broker/index.ts";
+import { startGateway } from "../../gateway/server.ts";
 import { PlainAcl } from "../acl/plain-acl.ts";
 import type { RocketbunConfig } from "../config/rocketbun-config.ts";
 import type {
@@ -51,6 +52,7 @@ export interface RoleStarters {
 export const roleStarters: RoleStarters = Object.freeze({
   namesrv: startNameServer,
   broker: startBroker,
+  gateway: startGatewayRole,
 });
 
 /**
@@ -60,6 +62,9 @@ export const roleStarters: RoleStarters = Object.freeze({
  * NameServers of other processes). Only roles of this process may be given a connector over it.
  */
 export const localServers = new LocalServers();
+
+/** The same servers by their public doors (the NameServer's ACL-checked one), for the gateway. */
+const publicServers = new LocalServers();
 
 /**
  * One connection cap and buffer budget for all servers of this process, since descriptors and
@@ -117,11 +122,17 @@ async function startNameServer(config: NamesrvRoleConfig, shared?: Shared): Prom
   // The boot line goes to stdout as RocketMQ's does: scripts and health checks grep for it.
   console.log(await ns.start());
   const addresses = [`127.0.0.1:${ns.port}`, `localhost:${ns.port}`];
-  for (const addr of addresses) localServers.register(addr, ns.trustedServer);
+  for (const addr of addresses) {
+    localServers.register(addr, ns.trustedServer);
+    publicServers.register(addr, ns.server);
+  }
   return {
     name: "namesrv",
     async stop() {
-      for (const addr of addresses) localServers.unregister(addr);
+      for (const addr of addresses) {
+        localServers.unregister(addr);
+        publicServers.unregister(addr);
+      }
       await ns.stop();
     },
   };
@@ -146,5 +157,34 @@ async function startBroker(config: BrokerRoleConfig, shared?: Shared): Promise<R
     ...(shared?.acl ? { acl: shared.acl } : {}),
   });
   console.log(await broker.start());
-  return { name: "broker", stop: () => broker.stop() };
+  // The gateway of this process reaches the broker without a socket, as the broker the NameServer.
+  const addr = broker.brokerAddr;
+  localServers.register(addr, broker.server);
+  publicServers.register(addr, broker.server);
+  return {
+    name: "broker",
+    async stop() {
+      localServers.unregister(addr);
+      publicServers.unregister(addr);
+      await broker.stop();
+    },
+  };
+}
+
+async function startGatewayRole(config: GatewayRoleConfig): Promise<Role> {
+  const log = logger("gateway");
+  // NameServers and brokers of this process in process (`start`), through the doors every client
+  // uses (ACL checked): HTTP users must not reach the NameServer's trusted one. Any other address
+  // over TCP, with TLS when tls.enable or useTLS say so.
+  const tls = await clientTlsFrom(
+    config.tls,
+    config.nettyClient.useTLS,
+    config.rocketbun.rocketbunHome,
+    logger("tls"),
+  );
+  const connector = inProcessConnector(publicServers, tcpConnector({ log, tls }));
+  const gateway = await startGateway(config.gateway, { log, connector });
+  // Like the other roles' boot lines, on stdout for scripts and health checks.
+  console.log(`The gateway boot success, listening on ${gateway.url} (docs at ${gateway.url}/docs)`);
+  return { name: "gateway", stop: () => gateway.stop() };
 }

@@ -48,6 +48,10 @@ export interface Message {
   properties?: Readonly<Record<string, string>>;
   /** The user flag stored verbatim. */
   flag?: number;
+  /** RocketMQ 5 timer: deliver this many ms after the broker stores it (TIMER_DELAY_MS). */
+  timerDelayMs?: number;
+  /** RocketMQ 5 timer: deliver at this epoch millisecond (TIMER_DELIVER_MS). */
+  timerDeliverMs?: number;
 }
 
 /**
@@ -182,6 +186,16 @@ export function messagePropertyPieces(msg: Message, uniqKey: string, out: string
   else out.push(WAIT_ENTRY, String(wait), PROPERTY_SEPARATOR);
   if (msg.delayLevel !== undefined && msg.delayLevel > 0)
     out.push(DELAY_ENTRY, String(msg.delayLevel), PROPERTY_SEPARATOR);
+  // Java's Message.setDelayTimeMs / setDeliverTimeMs: system properties, so not through `properties`.
+  if (msg.timerDelayMs !== undefined)
+    out.push(MessageConst.TIMER_DELAY_MS, NAME_VALUE_SEPARATOR, String(msg.timerDelayMs), PROPERTY_SEPARATOR);
+  if (msg.timerDeliverMs !== undefined)
+    out.push(
+      MessageConst.TIMER_DELIVER_MS,
+      NAME_VALUE_SEPARATOR,
+      String(msg.timerDeliverMs),
+      PROPERTY_SEPARATOR,
+    );
   if (uniqKey.length > 0) out.push(UNIQ_KEY_ENTRY, uniqKey, PROPERTY_SEPARATOR);
 }
 
@@ -206,6 +220,7 @@ let commonBytes: Uint8Array | undefined;
  */
 export function commonPropertiesBytes(msg: Message): Uint8Array | undefined {
   if (msg.properties !== undefined || msg.keys !== undefined || (msg.delayLevel ?? 0) > 0) return undefined;
+  if (msg.timerDelayMs !== undefined || msg.timerDeliverMs !== undefined) return undefined;
   const wait = msg.waitStoreMsgOK ?? true;
   if (msg.tags !== commonTags || wait !== commonWait || commonBytes === undefined) {
     commonBytes = utf8.encode(encodeMessageProperties(msg, ""));

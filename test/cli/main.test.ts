@@ -234,14 +234,3 @@ describe("namesrv runs", () => {
     expect(await proc.exited).toBe(0);
   });
 });
-
-describe("roles not in this build", () => {
-  const cases: ReadonlyArray<readonly [string[], string]> = [
-    [["gateway"], "rocketbun: the Gateway role is not available in this build"],
-  ];
-  for (const [args, message] of cases) {
-    test(`${args.join(" ")} exits 1 saying so`, async () => {
-      expect(await cli(args)).toEqual({ code: 1, stdout: "", stderr: `${message}\n` });
-    });
-  }
-});

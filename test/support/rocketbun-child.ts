@@ -113,6 +113,8 @@ export interface StartOptions {
 export interface StartedRocketbun extends AsyncDisposable {
   readonly namesrvAddr: string;
   readonly brokerAddr: string;
+  /** `http://127.0.0.1:<gateway port>`; the gateway starts after the broker: wait for /readyz. */
+  readonly gatewayUrl: string;
   readonly home: string;
   /** The current child's pid. */
   readonly pid: number;
@@ -179,6 +181,7 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
   return {
     namesrvAddr: `127.0.0.1:${nsPort}`,
     brokerAddr: `127.0.0.1:${brokerPort}`,
+    gatewayUrl: `http://127.0.0.1:${gwPort}`,
     home,
     get pid() {
       return child!.pid;

@@ -1,0 +1,82 @@
+/**
+ * createGateway: the Hono app of the HTTP/WebSocket edge. Middleware (request id and log, metrics,
+ * CORS, size limit, API keys), the routes (produce, replay, lookup, admin, lease placeholders,
+ * operations), the WebSocket upgrade, and one error path: everything thrown becomes problem+json.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { GatewayApp, GatewayDeps, GatewayEnv } from "./context.ts";
+import { problemResponse, problems, toProblem } from "./errors.ts";
+import { apiKeyAuth, corsFor, requestContext, sizeLimit } from "./middleware.ts";
+import { registerAdmin } from "./routes/admin.ts";
+import { registerLease } from "./routes/lease.ts";
+import { registerLookup } from "./routes/lookup.ts";
+import { registerOps } from "./routes/ops.ts";
+import { registerProduce } from "./routes/produce.ts";
+import { registerReplay } from "./routes/replay.ts";
+import { problemResponses } from "./schemas.ts";
+import { validationHook } from "./validation.ts";
+import { WS_PATH, type WsData } from "./ws/socket.ts";
+
+const wsRoute = createRoute({
+  method: "get",
+  path: WS_PATH,
+  tags: ["websocket"],
+  summary: "WebSocket: publish frames with per-frame acks",
+  description:
+    'Upgrade to a WebSocket. Send {"type":"publish","id":1,"topic":"orders","message":{MessageInput}}; receive ' +
+    '{"type":"ack","id":1,"result":{SendResult}} or {"type":"error","id":1,"problem":{Problem}}. ' +
+    "Browsers pass the API key as ?access_token=.",
+  request: { query: z.object({ access_token: z.string().optional() }) },
+  responses: {
+    101: { description: "switching protocols" },
+    ...problemResponses(401, 426),
+  },
+});
+
+export function createGateway(deps: GatewayDeps): GatewayApp {
+  const app = new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook });
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "http", scheme: "bearer" });
+
+  app.use(requestContext(deps));
+  const cors = corsFor(deps);
+  if (cors) app.use(cors);
+  app.use("/v1/*", sizeLimit(deps), apiKeyAuth(deps));
+
+  registerProduce(app, deps);
+  registerReplay(app, deps);
+  registerLookup(app, deps);
+  registerAdmin(app, deps);
+  registerLease(app);
+  registerOps(app, deps);
+
+  app.openapi(wsRoute, (c) => {
+    const server = c.env?.server;
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket" || server === undefined) {
+      throw problems.upgradeRequired("this endpoint speaks WebSocket: send an Upgrade: websocket request");
+    }
+    const data: WsData = {
+      apiKey: c.get("apiKey"),
+      requestId: c.get("requestId"),
+      inflight: 0,
+      closed: false,
+    };
+    if (!server.upgrade(c.req.raw, { data })) throw problems.upgradeRequired("the WebSocket upgrade failed");
+    // Bun answers the upgrade itself; this response is not sent.
+    return new Response(null) as never;
+  });
+
+  app.notFound((c) =>
+    problemResponse(
+      toProblem(problems.notFound(`no route ${c.req.method} ${c.req.path}`), 0),
+      c.req.path,
+      c.get("requestId") ?? "",
+    ),
+  );
+  app.onError((err, c) => {
+    const p = toProblem(err, deps.options.retryAfterSeconds);
+    if (p.status >= 500 && p.code === undefined)
+      c.get("log")?.error({ err, reqId: c.get("requestId") }, "gateway error");
+    return problemResponse(p, c.req.path, c.get("requestId") ?? "");
+  });
+  return app;
+}

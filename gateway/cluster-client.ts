@@ -1,0 +1,198 @@
+/**
+ * The Cluster interface over the native client: one ClientInstance shared by a producer and an
+ * admin, reaching NameServer and brokers through whatever connector it was given (in process under
+ * `start`, TCP for `rocketbun gateway`), signing requests when the gateway has ACL keys.
+ */
+import type { Logger } from "pino";
+import { groupLag, subscriptionGroupNames } from "../src/client/admin-reads.ts";
+import {
+  type Admin,
+  ClientInstance,
+  createAdmin,
+  createProducer,
+  MQClientError,
+  type Producer,
+} from "../src/client/index.ts";
+import type { MessageQueue } from "../src/client/message-queue.ts";
+import { offsetAtTime, readAtOffset } from "../src/client/offset-reader.ts";
+import type { Connector } from "../src/remoting/index.ts";
+import { ResponseCode } from "../src/remoting/index.ts";
+import type { Cluster, OutgoingMessage, QueueRef, ReadRequest, SendOutcome, SendTarget } from "./cluster.ts";
+import { problems } from "./errors.ts";
+
+export interface ClientClusterOptions {
+  namesrvAddr: string;
+  connector?: Connector;
+  accessKey?: string;
+  secretKey?: string;
+  producerGroup: string;
+  replayGroup: string;
+  sendTimeoutMs: number;
+  messageBytesMax: number;
+  log: Logger;
+}
+
+export async function createClientCluster(o: ClientClusterOptions): Promise<Cluster> {
+  const client = new ClientInstance({
+    namesrvAddr: o.namesrvAddr,
+    instanceName: `gateway-${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    log: o.log,
+    ...(o.connector ? { connector: o.connector } : {}),
+    ...(o.accessKey && o.secretKey ? { accessKey: o.accessKey, secretKey: o.secretKey } : {}),
+  });
+  const producer = await createProducer({
+    client,
+    group: o.producerGroup,
+    sendMsgTimeoutMs: o.sendTimeoutMs,
+    maxMessageBytes: o.messageBytesMax,
+  });
+  const admin = await createAdmin({ client });
+  return new ClientCluster(client, producer, admin, o);
+}
+
+class ClientCluster implements Cluster {
+  constructor(
+    private readonly client: ClientInstance,
+    private readonly producer: Producer,
+    private readonly admin: Admin,
+    private readonly o: ClientClusterOptions,
+  ) {}
+
+  async send(topic: string, msg: OutgoingMessage, target: SendTarget): Promise<SendOutcome> {
+    const r = await this.producer.send(
+      {
+        topic,
+        body: msg.body,
+        ...(msg.tags !== undefined ? { tags: msg.tags } : {}),
+        ...(msg.keys !== undefined ? { keys: msg.keys } : {}),
+        ...(msg.properties !== undefined ? { properties: msg.properties } : {}),
+        ...(msg.delayMs !== undefined ? { timerDelayMs: msg.delayMs } : {}),
+        ...(msg.deliverAtMs !== undefined ? { timerDeliverMs: msg.deliverAtMs } : {}),
+      },
+      target.shardingKey !== undefined ? { shardingKey: target.shardingKey } : {},
+    );
+    return {
+      msgId: r.msgId,
+      brokerName: r.messageQueue.brokerName,
+      queueId: r.messageQueue.queueId,
+      queueOffset: r.queueOffset,
+      status: r.sendStatus,
+    };
+  }
+
+  async read(r: ReadRequest) {
+    const mq = await this.queue(r);
+    const page = await readAtOffset(this.client, mq, {
+      offset: r.offset,
+      maxMessages: r.maxMessages,
+      waitMs: r.waitMs,
+      group: this.o.replayGroup,
+      ...(r.tags !== undefined ? { tags: r.tags } : {}),
+    });
+    return { brokerName: mq.brokerName, ...page };
+  }
+
+  async offsetsAtTime(topic: string, timestamp: number, queue?: QueueRef) {
+    const mqs = queue ? [await this.queue(queue)] : await this.queues(topic);
+    return Promise.all(
+      mqs.map(async (mq) => ({
+        brokerName: mq.brokerName,
+        queueId: mq.queueId,
+        offset: await offsetAtTime(this.client, mq, timestamp),
+      })),
+    );
+  }
+
+  topics() {
+    return this.client.namesrv.allTopics().then((t) => [...t].sort());
+  }
+
+  createTopic(r: { topic: string; queues: number; order: boolean }) {
+    return this.admin.createTopic(r.topic, {
+      readQueueNums: r.queues,
+      writeQueueNums: r.queues,
+      order: r.order,
+    });
+  }
+
+  route(topic: string) {
+    return this.admin.topicRoute(topic);
+  }
+
+  async topicStats(topic: string) {
+    const stats = await this.admin.topicStats(topic);
+    return stats.map((s) => ({
+      brokerName: s.mq.brokerName,
+      queueId: s.mq.queueId,
+      minOffset: s.minOffset,
+      maxOffset: s.maxOffset,
+    }));
+  }
+
+  groups() {
+    return subscriptionGroupNames(this.client);
+  }
+
+  groupLag(group: string, topic?: string) {
+    return groupLag(this.client, group, topic);
+  }
+
+  clusterInfo() {
+    return this.admin.clusterList();
+  }
+
+  messageById(topic: string, msgId: string) {
+    return this.admin.queryMessageById(topic, msgId);
+  }
+
+  messagesByKey(topic: string, key: string, max: number) {
+    return this.admin.queryMessageByKey(topic, key, max);
+  }
+
+  async ready() {
+    try {
+      const info = await this.client.namesrv.clusterInfo();
+      const brokers = info.brokerAddrTable.size;
+      return brokers > 0
+        ? { ok: true, detail: `${brokers} broker(s) registered` }
+        : { ok: false, detail: "the NameServer knows no broker yet" };
+    } catch (err) {
+      return { ok: false, detail: `NameServer unreachable: ${(err as Error).message}` };
+    }
+  }
+
+  async close() {
+    await this.producer.shutdown();
+    await this.client.shutdown();
+  }
+
+  /** The readable queues of a topic; TOPIC_NOT_EXIST when the NameServer has no route. */
+  private async queues(topic: string, fresh = false): Promise<MessageQueue[]> {
+    const route = fresh ? await this.client.refreshRoute(topic) : await this.client.route(topic);
+    if (!route)
+      throw new MQClientError({
+        code: ResponseCode.TOPIC_NOT_EXIST,
+        remark: `No route info of this topic: ${topic}`,
+      });
+    return this.client.routes.subscribeQueues(topic, route);
+  }
+
+  /** One queue of a topic; a cached route that lacks it is refreshed once (queues may have been added). */
+  private async queue(ref: QueueRef): Promise<MessageQueue> {
+    const pick = (qs: MessageQueue[]) =>
+      qs.filter(
+        (q) => q.queueId === ref.queueId && (ref.brokerName === undefined || q.brokerName === ref.brokerName),
+      );
+    let found = pick(await this.queues(ref.topic));
+    if (found.length === 0) found = pick(await this.queues(ref.topic, true));
+    if (found.length === 0)
+      throw problems.notFound(
+        `topic ${ref.topic} has no readable queue ${ref.queueId}${ref.brokerName ? ` on broker ${ref.brokerName}` : ""}`,
+      );
+    if (found.length > 1)
+      throw problems.badRequest(
+        `queue ${ref.queueId} of ${ref.topic} exists on several brokers (${found.map((q) => q.brokerName).join(", ")}): name one with ?broker=`,
+      );
+    return found[0]!;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The gateway's Prometheus metrics, on a registry of its own (no prom-client global), served at
+ * /metrics. Labels stay bounded: the route pattern, never the raw path or a topic name.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<"method" | "route" | "status">;
+  readonly latency: Histogram<"method" | "route">;
+  /** Messages accepted by the broker (in) and handed to readers (out), by transport. */
+  readonly messagesIn: Counter<"transport">;
+  readonly messagesOut: Counter<"transport">;
+  readonly wsSockets: Gauge;
+  readonly wsFrames: Counter<"type">;
+  /** Labelled children by "method route status": prom-client hashes labels on every inc otherwise. */
+  private readonly requestChildren = new Map<
+    string,
+    { count: Counter.Internal; latency: Histogram.Internal<"method" | "route"> }
+  >();
+
+  constructor() {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: "rocketbun_gateway_http_requests_total",
+      help: "HTTP requests by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: "rocketbun_gateway_http_request_duration_seconds",
+      help: "HTTP request latency until the response starts",
+      labelNames: ["method", "route"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.messagesIn = new Counter({
+      name: "rocketbun_gateway_messages_in_total",
+      help: "messages the broker accepted from gateway clients",
+      labelNames: ["transport"],
+      registers,
+    });
+    this.messagesOut = new Counter({
+      name: "rocketbun_gateway_messages_out_total",
+      help: "messages delivered to gateway clients",
+      labelNames: ["transport"],
+      registers,
+    });
+    this.wsSockets = new Gauge({
+      name: "rocketbun_gateway_ws_sockets",
+      help: "open WebSocket connections",
+      registers,
+    });
+    this.wsFrames = new Counter({
+      name: "rocketbun_gateway_ws_frames_total",
+      help: "WebSocket frames received, by type (unknown for frames that did not parse)",
+      labelNames: ["type"],
+      registers,
+    });
+  }
+
+  /** Counts one request and its latency. Routes are patterns, so the children stay few. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let child = this.requestChildren.get(key);
+    if (child === undefined) {
+      child = {
+        count: this.requests.labels({ method, route, status: String(status) }),
+        latency: this.latency.labels({ method, route }),
+      };
+      this.requestChildren.set(key, child);
+    }
+    child.count.inc();
+    child.latency.observe(seconds);
+  }
+}
