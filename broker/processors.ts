@@ -10,6 +10,7 @@ import { adminBrokerProcessors } from "./processors/admin-broker.ts";
 import { adminGroupProcessors } from "./processors/admin-group.ts";
 import { adminTopicProcessors } from "./processors/admin-topic.ts";
 import { clientManageProcessors } from "./processors/client-manage.ts";
+import { lockProcessors } from "./processors/lock.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
@@ -53,6 +54,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...adminGroupProcessors(ctx),
       ...adminBrokerProcessors(ctx),
       ...aclAdminProcessors(ctx),
+      ...lockProcessors(ctx),
     ]),
   ];
 }

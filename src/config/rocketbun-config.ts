@@ -20,6 +20,10 @@ export const DEFAULT_PULL_SUSPEND_MS_MAX = 60_000;
 export const DEFAULT_ACL_PLAIN_FILE = "conf/plain_acl.yml";
 /** Java's AclFileWatchService.WATCH_INTERVAL. */
 export const DEFAULT_ACL_WATCH_INTERVAL_MS = 5000;
+/** Java's `rocketmq.broker.rebalance.lockMaxLiveTime` default (spec broker §8.9). */
+export const DEFAULT_REBALANCE_LOCK_MAX_LIVE_TIME_MS = 60_000;
+/** Queue lock entries a broker holds at once (group × queue). */
+export const DEFAULT_REBALANCE_LOCKS_MAX = 1_000_000;
 /** MQVersion V4_9_4: the first version a Java NameServer answers with standard JSON. */
 export const DEFAULT_REMOTING_VERSION = 401;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -121,6 +125,19 @@ export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
     default: DEFAULT_ACL_WATCH_INTERVAL_MS,
     min: 10,
     doc: "how often the ACL file is checked for changes",
+  },
+  // Java reads this one as a JVM system property; here it is a broker key under the same name.
+  "rocketmq.broker.rebalance.lockMaxLiveTime": {
+    type: "long",
+    default: DEFAULT_REBALANCE_LOCK_MAX_LIVE_TIME_MS,
+    min: 1,
+    doc: "ms an ordered consumer's queue lock lives without a relock; then another client may take the queue",
+  },
+  rebalanceLocksMax: {
+    type: "int",
+    default: DEFAULT_REBALANCE_LOCKS_MAX,
+    min: 1,
+    doc: "queue locks (group × queue) the broker holds at once; a lock beyond it is refused",
   },
 });
 
