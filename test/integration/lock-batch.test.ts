@@ -1,0 +1,134 @@
+/**
+ * LOCK_BATCH_MQ (41) and UNLOCK_BATCH_MQ (42) as raw frames against a real broker, in both header
+ * serializations (spec broker §8.9). Request bodies are written out as Java's fastjson writes a
+ * LockBatchRequestBody, not through our encoder, so the broker is shown to read Java's layout.
+ */
+import { describe, expect, test } from "bun:test";
+import { RequestCode as R, type RemotingClient, ResponseCode } from "../../src/remoting/index.ts";
+import { json, request, SERIALIZE_TYPES, startBroker, waitFor } from "./harness.ts";
+
+const utf8 = new TextEncoder();
+const BROKER = "broker-it";
+
+/** A LockBatchRequestBody / UnlockBatchRequestBody exactly as a Java 4.9 client encodes it. */
+function javaBody(clientId: string, queueIds: number[], group = "OG"): Uint8Array {
+  const mqs = queueIds.map((q) => `{"brokerName":"${BROKER}","queueId":${q},"topic":"TOrd"}`).join(",");
+  return utf8.encode(
+    `{"clientId":"${clientId}","consumerGroup":"${group}","mqSet":[${mqs}],"onlyThisBroker":false}`,
+  );
+}
+
+describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
+  /** The queue ids `clientId` holds after asking for `queueIds`, as the broker answered them. */
+  async function lock(c: RemotingClient, addr: string, clientId: string, queueIds: number[]) {
+    const r = await c.invoke(addr, request(R.LOCK_BATCH_MQ, null, javaBody(clientId, queueIds), st));
+    expect({ code: r.code, remark: r.remark, serializeType: r.serializeType }).toEqual({
+      code: ResponseCode.SUCCESS,
+      remark: null,
+      serializeType: st,
+    });
+    const body = json(r.body) as { lockOKMQSet: { brokerName: string; queueId: number; topic: string }[] };
+    for (const mq of body.lockOKMQSet)
+      expect({ topic: mq.topic, brokerName: mq.brokerName }).toEqual({ topic: "TOrd", brokerName: BROKER });
+    return body.lockOKMQSet.map((mq) => mq.queueId).sort();
+  }
+
+  const unlock = (c: RemotingClient, addr: string, clientId: string, queueIds: number[]) =>
+    c.invoke(addr, request(R.UNLOCK_BATCH_MQ, null, javaBody(clientId, queueIds), st));
+
+  test("lock, relock by the owner, conflict, unlock by a non-owner ignored, unlock by the owner", async () => {
+    await using h = await startBroker();
+    const a = h.client();
+    const b = h.client();
+    const transcript = {
+      aLocks: await lock(a, h.addr, "A@1", [0, 1]),
+      aRelocks: await lock(a, h.addr, "A@1", [0, 1]),
+      bAsksOverlap: await lock(b, h.addr, "B@1", [0, 2]),
+      bUnlocksA: await unlock(b, h.addr, "B@1", [0, 1]).then((r) => [r.code, r.remark, r.body]),
+      bStillRefused: await lock(b, h.addr, "B@1", [0, 1]),
+      aUnlocksOne: await unlock(a, h.addr, "A@1", [1]).then((r) => [r.code, r.remark, r.body]),
+      bTakesFreed: await lock(b, h.addr, "B@1", [0, 1]),
+      aRefusedOnB: await lock(a, h.addr, "A@1", [2]),
+    };
+    expect(transcript).toEqual({
+      aLocks: [0, 1],
+      aRelocks: [0, 1],
+      bAsksOverlap: [2],
+      bUnlocksA: [ResponseCode.SUCCESS, null, null],
+      bStillRefused: [],
+      aUnlocksOne: [ResponseCode.SUCCESS, null, null],
+      bTakesFreed: [1],
+      aRefusedOnB: [],
+    });
+  });
+
+  test("another group's lock of the same queue is independent", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    await lock(c, h.addr, "A@1", [0]);
+    const other = await c.invoke(h.addr, request(R.LOCK_BATCH_MQ, null, javaBody("B@1", [0], "OG2"), st));
+    expect((json(other.body) as { lockOKMQSet: unknown[] }).lockOKMQSet).toHaveLength(1);
+  });
+
+  test("UNLOCK_BATCH_MQ sent oneway frees the queue", async () => {
+    await using h = await startBroker();
+    const a = h.client();
+    const b = h.client();
+    expect(await lock(a, h.addr, "A@1", [3])).toEqual([3]);
+    await a.invokeOneway(h.addr, request(R.UNLOCK_BATCH_MQ, null, javaBody("A@1", [3]), st));
+    await waitFor("B takes the unlocked queue", async () => (await lock(b, h.addr, "B@1", [3])).length === 1);
+  });
+
+  test("an expired lock moves to the asker; the old owner's relock is then refused", async () => {
+    const maxLiveMs = 300;
+    await using h = await startBroker({ "rocketmq.broker.rebalance.lockMaxLiveTime": String(maxLiveMs) });
+    const a = h.client();
+    const b = h.client();
+    expect(await lock(a, h.addr, "A@1", [0])).toEqual([0]);
+    const lockedAt = Date.now();
+    expect(await lock(b, h.addr, "B@1", [0])).toEqual([]);
+    await waitFor(
+      "the lock expires and B takes it",
+      async () => (await lock(b, h.addr, "B@1", [0])).length === 1,
+    );
+    expect({
+      waitedAtLeastTheExpiry: Date.now() - lockedAt >= maxLiveMs,
+      aRelock: await lock(a, h.addr, "A@1", [0]),
+    }).toEqual({ waitedAtLeastTheExpiry: true, aRelock: [] });
+  });
+
+  test("the locks of a connection are released when it closes", async () => {
+    await using h = await startBroker();
+    const a = h.client();
+    const b = h.client();
+    expect(await lock(a, h.addr, "A@1", [0, 1, 2])).toEqual([0, 1, 2]);
+    expect(await lock(b, h.addr, "B@1", [0, 1, 2])).toEqual([]);
+    await a.shutdown();
+    await waitFor("B takes A's queues", async () => (await lock(b, h.addr, "B@1", [0, 1, 2])).length === 3);
+    expect(
+      h.broker.context.locks.holder("OG", { topic: "TOrd", brokerName: BROKER, queueId: 1 })?.clientId,
+    ).toBe("B@1");
+  });
+
+  test("a body that is not a LockBatchRequestBody answers SYSTEM_ERROR naming the problem", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    const answers = [];
+    for (const body of [
+      "not json",
+      `{"consumerGroup":"OG","mqSet":[]}`,
+      `{"consumerGroup":"OG","clientId":"A","mqSet":[{"topic":"T"}]}`,
+    ]) {
+      const r = await c.invoke(h.addr, request(R.LOCK_BATCH_MQ, null, utf8.encode(body), st));
+      answers.push([r.code, r.remark]);
+    }
+    expect(answers).toEqual([
+      [ResponseCode.SYSTEM_ERROR, `bad LockBatchRequestBody: unexpected character "n" at offset 0`],
+      [ResponseCode.SYSTEM_ERROR, "bad LockBatchRequestBody: clientId: expected a string, got undefined"],
+      [
+        ResponseCode.SYSTEM_ERROR,
+        "bad LockBatchRequestBody: mqSet[0].brokerName: expected a string, got undefined",
+      ],
+    ]);
+  });
+});
