@@ -34,6 +34,7 @@ import {
 } from "./pull-loop.ts";
 import { putProperties } from "./pulled-message.ts";
 import { type ConsumeFromWhere, type MessageModel, Rebalancer } from "./rebalance.ts";
+import { type ConsumerRunningInfo, pushRunningInfo } from "./running-info.ts";
 
 export const DEFAULT_REBALANCE_INTERVAL_MS = 20_000;
 export const DEFAULT_CONSUME_CONCURRENCY = 20;
@@ -105,6 +106,7 @@ export class PushConsumer implements ConsumerMember {
   private readonly limits: FlowLimits;
   private readonly orderly: OrderlyMode | null;
   private stopped = false;
+  private startedAt = 0;
 
   constructor(
     readonly client: ClientInstance,
@@ -167,6 +169,20 @@ export class PushConsumer implements ConsumerMember {
     return this.orderly !== null;
   }
 
+  runningInfo(): ConsumerRunningInfo {
+    return pushRunningInfo({
+      group: this.group,
+      orderly: this.consumeOrderly,
+      consumeThreads: this.o.consumeConcurrency ?? DEFAULT_CONSUME_CONCURRENCY,
+      startedAt: this.startedAt,
+      settings: { messageModel: this.messageModel, consumeFromWhere: this.consumerData().consumeFromWhere },
+      subscriptions: [...this.subs.values()],
+      targets: [...this.rebalancer.table.values()],
+      commitOffset: (mq) => this.offsets.readMemory(mq),
+      lockState: (mq) => this.orderly?.lockState(mq),
+    });
+  }
+
   topics(): Iterable<string> {
     return this.subs.keys();
   }
@@ -206,6 +222,7 @@ export class PushConsumer implements ConsumerMember {
   }
 
   async start(): Promise<void> {
+    this.startedAt = Date.now();
     await this.offsets.load();
     this.client.start();
     await Promise.all([...this.subs.keys()].map((t) => this.client.refreshRoute(t).catch(() => null)));
