@@ -5,7 +5,16 @@
  */
 import { describe, expect, test } from "bun:test";
 import { RequestCode as R, type RemotingClient, ResponseCode } from "../../src/remoting/index.ts";
-import { json, request, SERIALIZE_TYPES, startBroker, waitFor } from "./harness.ts";
+import {
+  decodeRecords,
+  json,
+  pullRequest,
+  request,
+  SERIALIZE_TYPES,
+  sendRequest,
+  startBroker,
+  waitFor,
+} from "./harness.ts";
 
 const utf8 = new TextEncoder();
 const BROKER = "broker-it";
@@ -108,6 +117,27 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect(
       h.broker.context.locks.holder("OG", { topic: "TOrd", brokerName: BROKER, queueId: 1 })?.clientId,
     ).toBe("B@1");
+  });
+
+  test("[5.x] a retry send of a group holding a lock goes to its DLQ; without locks it stays a retry", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    const send = async (body: string) => {
+      const r = await c.invoke(h.addr, sendRequest({ topic: "%RETRY%OG", body, queueId: 0 }, st));
+      expect([r.code, r.remark]).toEqual([ResponseCode.SUCCESS, null]);
+    };
+    const stored = async (topic: string) => {
+      const r = await c.invoke(h.addr, pullRequest({ group: "PEEK", topic, queueId: 0, offset: 0 }, st));
+      return decodeRecords(r.body).map((m) => [m.topic, new TextDecoder().decode(m.body)]);
+    };
+    expect(await lock(c, h.addr, "A@1", [0])).toEqual([0]);
+    await send("while locked");
+    expect(await unlock(c, h.addr, "A@1", [0]).then((r) => r.code)).toBe(ResponseCode.SUCCESS);
+    await send("after unlock");
+    expect({ dlq: await stored("%DLQ%OG"), retry: await stored("%RETRY%OG") }).toEqual({
+      dlq: [["%DLQ%OG", "while locked"]],
+      retry: [["%RETRY%OG", "after unlock"]],
+    });
   });
 
   test("a body that is not a LockBatchRequestBody answers SYSTEM_ERROR naming the problem", async () => {
