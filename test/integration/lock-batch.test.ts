@@ -71,6 +71,16 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     });
   });
 
+  test("the VIP port (where Java clients with vipChannelEnabled send locks) shares the main port's table", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    expect({
+      viaVip: await lock(c, h.vipAddr, "A@1", [0]),
+      otherViaMain: await lock(c, h.addr, "B@1", [0]),
+      ownerViaMain: await lock(c, h.addr, "A@1", [0]),
+    }).toEqual({ viaVip: [0], otherViaMain: [], ownerViaMain: [0] });
+  });
+
   test("another group's lock of the same queue is independent", async () => {
     await using h = await startBroker();
     const c = h.client();
