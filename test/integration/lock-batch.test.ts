@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { RequestCode as R, type RemotingClient, ResponseCode } from "../../src/remoting/index.ts";
 import {
   decodeRecords,
+  heartbeatBody,
   json,
   pullRequest,
   request,
@@ -127,6 +128,22 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect(
       h.broker.context.locks.holder("OG", { topic: "TOrd", brokerName: BROKER, queueId: 1 })?.clientId,
     ).toBe("B@1");
+  });
+
+  test("the locks of a client whose heartbeat expired are released with its connection", async () => {
+    await using h = await startBroker();
+    const a = h.client();
+    const b = h.client();
+    const hb = await a.invoke(
+      h.addr,
+      request(R.HEART_BEAT, null, heartbeatBody("A@1", { group: "OG", topic: "TOrd" }), st),
+    );
+    expect(hb.code).toBe(ResponseCode.SUCCESS);
+    expect(await lock(a, h.addr, "A@1", [0, 1])).toEqual([0, 1]);
+    // The 10 s scan, run now with a clock two minutes ahead: A's last heartbeat is too old.
+    const expired = h.broker.context.clients.scanExpired(Date.now() + 121_000, 120_000);
+    expect(expired).toHaveLength(1);
+    await waitFor("B takes A's queues", async () => (await lock(b, h.addr, "B@1", [0, 1])).length === 2);
   });
 
   test("[5.x] a retry send of a group holding a lock goes to its DLQ; without locks it stays a retry", async () => {
