@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createAdmin, createPushConsumer, MQClientError, type PushConsumer } from "../../src/client/index.ts";
 import { fetchRunningInfo } from "../../src/client/running-info.ts";
 import { ResponseCode } from "../../src/remoting/index.ts";
-import { type AdminServer, rows, startAdminServer } from "../cli/admin/server.ts";
+import { type AdminServer, adminOk, rows, startAdminServer } from "../cli/admin/server.ts";
 import { silent } from "../support/silent.ts";
 import { waitFor } from "./harness.ts";
 
@@ -22,11 +22,18 @@ afterAll(async () => {
   await rb?.[Symbol.asyncDispose]();
 });
 
-async function ok(verb: string, ...args: string[]): Promise<string> {
-  const r = await rb.admin(verb, ...args);
-  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
-  return r.stdout;
-}
+const ok = (verb: string, ...args: string[]) => adminOk(rb, verb, ...args);
+
+/** consumerProgress -g's columns; an orderly group adds "#Locked By". */
+const PROGRESS_HEADER = [
+  "#Topic",
+  "#Broker Name",
+  "#QID",
+  "#Broker Offset",
+  "#Consumer Offset",
+  "#Diff",
+  "#LastTime",
+];
 
 const consumer = (group: string, topic: string, orderly: boolean) =>
   createPushConsumer({
@@ -79,16 +86,7 @@ describe("an orderly group seen by an admin", () => {
       expect(text).toContainEqual(["OrdAdm", rb.brokerName, "2", expected["2"]!]);
 
       const progress = rows(await ok("consumerProgress", "-g", "OrdAdmG", "-t", "OrdAdm"));
-      expect(progress[0]).toEqual([
-        "#Topic",
-        "#Broker Name",
-        "#QID",
-        "#Broker Offset",
-        "#Consumer Offset",
-        "#Diff",
-        "#LastTime",
-        "#Locked By",
-      ]);
+      expect(progress[0]).toEqual([...PROGRESS_HEADER, "#Locked By"]);
       expect(progress.slice(1, 5).map((r) => [r[2], r.at(-1)])).toEqual(
         ["0", "1", "2", "3"].map((q) => [q, expected[q]]),
       );
@@ -144,15 +142,7 @@ describe("an orderly group seen by an admin", () => {
         "The Consumer <OrdRunG> <10.0.0.1@nobody> not online",
       ]);
       const progress = rows(await ok("consumerProgress", "-g", "ConcRunG", "-t", "OrdRun"));
-      expect(progress[0]).toEqual([
-        "#Topic",
-        "#Broker Name",
-        "#QID",
-        "#Broker Offset",
-        "#Consumer Offset",
-        "#Diff",
-        "#LastTime",
-      ]);
+      expect(progress[0]).toEqual(PROGRESS_HEADER);
     } finally {
       await admin.shutdown();
       await orderly.shutdown();
