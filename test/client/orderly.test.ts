@@ -128,6 +128,41 @@ describe("orderly push consumer against rocketbun start", () => {
     }
   });
 
+  test("a batch sent with sendBatch comes back in batch order, several messages per listener call", async () => {
+    await using rb = await startRocketbun({ name: "rocketbun-orderly" });
+    await createRoutedTopic(rb, "OrdBatch", 2);
+    const producer = await createProducer({ namesrvAddr: rb.namesrvAddr, log: silent });
+    const calls: string[][] = [];
+    const consumer = await createPushConsumer({
+      namesrvAddr: rb.namesrvAddr,
+      group: "OrdBatchG",
+      subscriptions: { OrdBatch: "*" },
+      orderly: true,
+      consumeBatchSize: 4,
+      ...quick,
+      onMessage: (msgs) => {
+        calls.push(msgs.map(text));
+      },
+    });
+    try {
+      const bodies = Array.from({ length: 10 }, (_, i) => `b${i}`);
+      await producer.sendBatch(
+        bodies.map((body) => ({ topic: "OrdBatch", body })),
+        { selector: (queues) => queues[1]! },
+      );
+      await waitFor("the whole batch", () => calls.flat().length === bodies.length);
+      // Call boundaries depend on what each pull found (the batch may be dispatched while a pull waits).
+      expect({
+        order: calls.flat(),
+        atMostFourPerCall: calls.every((c) => c.length <= 4),
+        severalInOneCall: calls.some((c) => c.length > 1),
+      }).toEqual({ order: bodies, atMostFourPerCall: true, severalInOneCall: true });
+    } finally {
+      await consumer.shutdown();
+      await producer.shutdown();
+    }
+  });
+
   test("two consumers of one group never consume one queue at the same time, and skip nothing when the second joins mid-stream", async () => {
     await using rb = await startRocketbun({ name: "rocketbun-orderly" });
     await createRoutedTopic(rb, "OrdB", QUEUES);
