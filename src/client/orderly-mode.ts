@@ -66,6 +66,8 @@ export class OrderlyMode {
     this.locks = d.clustering
       ? new QueueLocks(d.client, d.group, o.lockMaxLiveMs ?? DEFAULT_LOCK_MAX_LIVE_MS)
       : null;
+    const locks = this.locks;
+    if (locks) d.client.remoting.onConnectionLost((addr) => locks.connectionLost(addr));
     this.consumer = new OrderlyConsumer({
       log: d.log,
       listener: d.listener,

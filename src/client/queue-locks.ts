@@ -72,6 +72,19 @@ export class QueueLocks {
   }
 
   /**
+   * The connection to a broker closed. A RocketBun broker releases the locks taken through a
+   * connection when it closes, and another member may take those queues at once; so they stop
+   * counting as locked here until relocked (a broker that kept them grants them again).
+   */
+  connectionLost(addr: string): void {
+    for (const [key, g] of this.granted) {
+      if (this.client.routes.masterAddr(g.mq.brokerName) !== addr) continue;
+      this.granted.delete(key);
+      this.client.log.info({ mq: key, addr }, "queue lock dropped with the broker connection");
+    }
+  }
+
+  /**
    * Gives the queues back: they stop counting as locked here at once, then the brokers are told
    * (oneway when a rebalance drops a queue, awaited at shutdown). Failures are logged; the broker
    * lock then ends with its expiry or with this client's connection.
