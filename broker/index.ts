@@ -190,7 +190,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       clients.connectionClosed(conn);
       longPoll.connectionClosed(conn);
       // Also reached when the heartbeat scan expires a client: it closes the connection.
-      locks.connectionClosed(conn);
+      if (config.limits.rebalanceLockReleaseOnClose) locks.connectionClosed(conn);
     });
   }
   store.onMessageArrived((topic, queueId, logicOffset, tagsCode) =>

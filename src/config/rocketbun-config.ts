@@ -133,6 +133,11 @@ export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
     min: 1,
     doc: "ms an ordered consumer's queue lock lives without a relock; then another client may take the queue",
   },
+  rebalanceLockReleaseOnClose: {
+    type: "bool",
+    default: true,
+    doc: "release an ordered consumer's queue locks when the connection that took them closes (a crashed consumer's queues move at once); false keeps Apache's behaviour, where they only expire",
+  },
   rebalanceLocksMax: {
     type: "int",
     default: DEFAULT_REBALANCE_LOCKS_MAX,

@@ -130,6 +130,26 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     ).toBe("B@1");
   });
 
+  test("with rebalanceLockReleaseOnClose=false a closed connection's locks stay until they expire (Apache's way)", async () => {
+    await using h = await startBroker({
+      rebalanceLockReleaseOnClose: "false",
+      "rocketmq.broker.rebalance.lockMaxLiveTime": "1000",
+    });
+    const a = h.client();
+    const b = h.client();
+    const hb = heartbeatBody("A@1", { group: "OG", topic: "TOrd" });
+    expect((await a.invoke(h.addr, request(R.HEART_BEAT, null, hb, st))).code).toBe(ResponseCode.SUCCESS);
+    expect(await lock(a, h.addr, "A@1", [0])).toEqual([0]);
+    await a.shutdown();
+    // The broker has seen the close once A's channel left the group.
+    await waitFor("A's connection closed at the broker", () => !h.broker.context.clients.consumerGroup("OG"));
+    expect(await lock(b, h.addr, "B@1", [0])).toEqual([]);
+    await waitFor(
+      "the lock expires and B takes it",
+      async () => (await lock(b, h.addr, "B@1", [0])).length === 1,
+    );
+  });
+
   test("the locks of a client whose heartbeat expired are released with its connection", async () => {
     await using h = await startBroker();
     const a = h.client();
