@@ -15,6 +15,7 @@ import type { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
 import type { SubscriptionGroups } from "./metadata/subscription-groups.ts";
 import type { ClientManager } from "./services/client-manager.ts";
 import type { LongPollService } from "./services/long-poll.ts";
+import type { RebalanceLocks } from "./services/rebalance-locks.ts";
 import type { BrokerStats } from "./services/stats.ts";
 import type { MessageStore } from "./store/message-store.ts";
 import type { TopicManager } from "./topics/topic-manager.ts";
@@ -35,6 +36,8 @@ export interface BrokerContext {
   readonly offsets: ConsumerOffsets;
   readonly clients: ClientManager;
   readonly longPoll: LongPollService;
+  /** Queue locks of ordered consumers (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ). */
+  readonly locks: RebalanceLocks;
   /** Bytes buffered for clients, process-wide (serverBufferBytesMax): held pulls and pull reads. */
   readonly budget: BufferBudget;
   readonly stats: BrokerStats;

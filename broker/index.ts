@@ -27,6 +27,7 @@ import { TopicConfigs } from "./metadata/topic-configs.ts";
 import { brokerProcessorTable, defineBrokerLanes, vipProcessorTable } from "./processors.ts";
 import { ClientManager } from "./services/client-manager.ts";
 import { LongPollService } from "./services/long-poll.ts";
+import { RebalanceLocks } from "./services/rebalance-locks.ts";
 import { BrokerRegistration } from "./services/registration.ts";
 import { BrokerStats } from "./services/stats.ts";
 import { FileMessageStore } from "./store/file-store.ts";
@@ -88,6 +89,11 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       log: log.child({ part: "limits" }),
     });
   const longPoll = new LongPollService(config.limits.heldPullsMax, resources.budget);
+  const locks = new RebalanceLocks({
+    maxLiveMs: config.limits["rocketmq.broker.rebalance.lockMaxLiveTime"],
+    locksMax: config.limits.rebalanceLocksMax,
+    log: log.child({ part: "locks" }),
+  });
   const runtime = { brokerPermission: bc.brokerPermission };
   const runtimeChanges = new RuntimeChanges({
     path: bc.brokerConfigPath,
@@ -181,6 +187,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     offsets,
     clients,
     longPoll,
+    locks,
     budget: resources.budget,
     stats: new BrokerStats(),
     endpoint: () => server.endpoint,
@@ -201,6 +208,8 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     s.endpoint.onConnectionClosed((conn) => {
       clients.connectionClosed(conn);
       longPoll.connectionClosed(conn);
+      // Also reached when the heartbeat scan expires a client: it closes the connection.
+      if (config.limits.rebalanceLockReleaseOnClose) locks.connectionClosed(conn);
     });
   }
   store.onMessageArrived((topic, queueId, logicOffset, tagsCode) =>
@@ -285,6 +294,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       );
       scan.unref?.();
       timers.push(scan);
+      locks.start();
       if (namesrvAddrs().length > 0) await registration.start();
       const line = bootLine(bc.brokerName, brokerAddr, bc.namesrvAddr);
       log.info(line);
@@ -293,6 +303,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     async stop() {
       ownAcl?.stop();
       for (const t of timers) clearInterval(t);
+      locks.stop();
       registration?.stop();
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();

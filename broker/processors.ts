@@ -10,6 +10,8 @@ import { adminBrokerProcessors } from "./processors/admin-broker.ts";
 import { adminGroupProcessors } from "./processors/admin-group.ts";
 import { adminTopicProcessors } from "./processors/admin-topic.ts";
 import { clientManageProcessors } from "./processors/client-manage.ts";
+import { consumerCallProcessors } from "./processors/consumer-call.ts";
+import { lockProcessors } from "./processors/lock.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
@@ -47,12 +49,15 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
     ]),
     ...onLane("pull", [[RequestCode.PULL_MESSAGE, createPullProcessor(ctx)]]),
     ...onLane("query", queryProcessors(ctx)),
-    ...onLane("client", [...clientManageProcessors(ctx), ...offsetProcessors(ctx)]),
+    // Queue locks on the client lane, not admin's (Java's): a relock must not wait behind admin
+    // calls such as a 307 forward that holds its slot up to 10 s for a client that never answers.
+    ...onLane("client", [...clientManageProcessors(ctx), ...offsetProcessors(ctx), ...lockProcessors(ctx)]),
     ...onLane("admin", [
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),
       ...adminBrokerProcessors(ctx),
       ...aclAdminProcessors(ctx),
+      ...consumerCallProcessors(ctx),
     ]),
   ];
 }

@@ -1,6 +1,7 @@
 /**
  * Group administration (spec broker §8.10-8.11): subscription groups, consumer progress, client
- * connections, offsets dump and reset-by-time (which also tells online consumers, code 220).
+ * connections, offsets dump and reset-by-time of an online group (which also tells its consumers,
+ * code 220; an offline group answers CONSUMER_NOT_ONLINE).
  */
 
 import { encodeQueueKeyedTable, type MessageQueueKey } from "../../src/protocol/body/queue-keyed.ts";
@@ -170,6 +171,14 @@ export function adminGroupProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
         const tc = ctx.topics.get(h.topic);
         if (!tc)
           throw new RemotingError(ResponseCode.TOPIC_NOT_EXIST, `[reset-offset] topic not exist, ${h.topic}`);
+        const group = ctx.clients.consumerGroup(h.group);
+        // As Java's Broker2Client.resetOffset: nothing changes here for a group nobody consumes, and
+        // 206 tells mqadmin to take its offline path (UPDATE_CONSUMER_OFFSET per queue).
+        if (!group || group.channels.size === 0)
+          throw new RemotingError(
+            ResponseCode.CONSUMER_NOT_ONLINE,
+            `Consumer not online, so can not reset offset, Group: ${h.group} Topic: ${h.topic} Timestamp: ${h.timestamp}`,
+          );
         const rows: (readonly [MessageQueueKey, number])[] = [];
         for (let queueId = 0; queueId < tc.writeQueueNums; queueId++) {
           if (h.queueId !== undefined && h.queueId >= 0 && h.queueId !== queueId) continue;
@@ -186,22 +195,19 @@ export function adminGroupProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
           rows.push([mq(h.topic, queueId), offset] as const);
         }
         const body = encodeQueueKeyedTable(rows);
-        const group = ctx.clients.consumerGroup(h.group);
-        if (group) {
-          const notice = RemotingCommand.request(
-            RequestCode.RESET_CONSUMER_CLIENT_OFFSET,
-            { topic: h.topic, group: h.group, timestamp: String(h.timestamp), isForce: String(h.isForce) },
-            body,
-          );
-          for (const ch of group.channels.values()) {
-            const copy = new RemotingCommand({ code: notice.code, extFields: { ...notice.extFields }, body });
-            ctx
-              .endpoint()
-              .invokeOneway(ch.conn, copy, 5000)
-              .catch((err: Error) =>
-                ctx.log.warn({ err: err.message, client: ch.clientId }, "reset offset notice failed"),
-              );
-          }
+        const notice = RemotingCommand.request(
+          RequestCode.RESET_CONSUMER_CLIENT_OFFSET,
+          { topic: h.topic, group: h.group, timestamp: String(h.timestamp), isForce: String(h.isForce) },
+          body,
+        );
+        for (const ch of group.channels.values()) {
+          const copy = new RemotingCommand({ code: notice.code, extFields: { ...notice.extFields }, body });
+          ctx
+            .endpoint()
+            .invokeOneway(ch.conn, copy, 5000)
+            .catch((err: Error) =>
+              ctx.log.warn({ err: err.message, client: ch.clientId }, "reset offset notice failed"),
+            );
         }
         return ok(body);
       },

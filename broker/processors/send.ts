@@ -33,6 +33,7 @@ import type { BrokerContext } from "../context.ts";
 import type { MessageToStore, PutMessageResult } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import { isRetryTopic } from "../topics/topic-validator.ts";
+import { redirectOrderedRetry } from "./ordered-retry.ts";
 
 /** Java's random queue pick for queueId < 0: random(0..99999998) % writeQueueNums. */
 function randomQueue(writeQueueNums: number): number {
@@ -57,6 +58,7 @@ export function createSendProcessor(ctx: BrokerContext) {
       return answer(e.code ?? ResponseCode.SYSTEM_ERROR, e.remark ?? String(err));
     }
     try {
+      if (isRetryTopic(header.topic)) header = await redirectOrderedRetry(ctx, header);
       const picked = checkAndPickQueue(ctx, header, rc);
       const queueId = typeof picked === "number" ? picked : await picked;
       const messages = header.batch

@@ -31,6 +31,7 @@ import { type ClientInstance, decodeResetOffsetBody } from "./client-instance.ts
 import { clientError, decodeAnswer, MQClientError } from "./errors.ts";
 import { decodeMessages, type MessageExt, retryTopic } from "./message.ts";
 import { compareMq, type MessageQueue } from "./message-queue.ts";
+import { OFFLINE_RESET_CODES, resetOffsetsOffline } from "./offline-reset.ts";
 import type { ClientOptions } from "./options.ts";
 import { newClient } from "./producer.ts";
 import { call } from "./rpc.ts";
@@ -202,8 +203,9 @@ export class Admin {
 
   /**
    * Moves a group's offsets on a topic to the first message stored at or after `timestamp`.
-   * Asks each broker to do it and tell the online consumers (INVOKE_BROKER_TO_RESET_OFFSET); a
-   * broker without that request gets the offsets written directly (effective for offline groups).
+   * Asks each broker to do it and tell the online consumers (INVOKE_BROKER_TO_RESET_OFFSET); when
+   * the group is offline there (CONSUMER_NOT_ONLINE) or the broker lacks that request, the offsets
+   * are written directly, as mqadmin falls back to resetOffsetByTimeOld.
    */
   async resetOffsetByTime(
     group: string,
@@ -233,18 +235,22 @@ export class Admin {
         }
         continue;
       } catch (err) {
-        if (!(err instanceof MQClientError) || err.code !== ResponseCode.REQUEST_CODE_NOT_SUPPORTED)
-          throw err;
+        if (!(err instanceof MQClientError) || !OFFLINE_RESET_CODES.has(err.code)) throw err;
       }
       const brokerName =
         route.brokerDatas.find((b) => b.brokerAddrs.get(MASTER_ID) === addr)?.brokerName ?? "";
-      for (const mq of this.client.routes
+      const queues = this.client.routes
         .subscribeQueues(topic, route)
-        .filter((q) => q.brokerName === brokerName)) {
-        const offset = await this.client.broker.searchOffset(addr, topic, mq.queueId, timestamp);
-        await this.client.broker.updateConsumerOffset(addr, group, topic, mq.queueId, offset, false);
+        .filter((q) => q.brokerName === brokerName);
+      for (const [mq, offset] of await resetOffsetsOffline(
+        this.client,
+        addr,
+        queues,
+        group,
+        timestamp,
+        force,
+      ))
         result.set(`${brokerName}/${mq.queueId}`, offset);
-      }
     }
     return result;
   }

@@ -4,6 +4,11 @@
  */
 import type { HeartbeatData } from "../protocol/body/heartbeat.ts";
 import {
+  decodeLockBatchResponse,
+  encodeLockBatchRequest,
+  type LockBatchRequest,
+} from "../protocol/body/lock-batch.ts";
+import {
   GetConsumerListByGroupRequestHeader,
   UnregisterClientRequestHeader,
 } from "../protocol/headers/client.ts";
@@ -35,6 +40,7 @@ import {
 import { ConsumerSendMsgBackRequestHeader } from "./client-headers.ts";
 import { decodeAnswer, MQClientError, toClientError } from "./errors.ts";
 import { decodeMessages, type MessageExt } from "./message.ts";
+import type { MessageQueue } from "./message-queue.ts";
 import { call, callOneway } from "./rpc.ts";
 
 export type PullStatus = "FOUND" | "NO_NEW_MSG" | "NO_MATCHED_MSG" | "OFFSET_ILLEGAL";
@@ -224,6 +230,21 @@ export class BrokerApi {
       null,
       this.timeoutMs,
     );
+  }
+
+  /** LOCK_BATCH_MQ (spec broker §8.9): the queues of the request the client holds afterwards. */
+  async lockBatch(addr: string, req: LockBatchRequest, timeoutMs: number): Promise<MessageQueue[]> {
+    const code = RequestCode.LOCK_BATCH_MQ;
+    const r = await call(this.remoting, addr, code, null, encodeLockBatchRequest(req), timeoutMs);
+    return decodeAnswer(addr, code, () => decodeLockBatchResponse(r.body));
+  }
+
+  /** UNLOCK_BATCH_MQ; oneway as Java unlocks a queue a rebalance dropped. */
+  async unlockBatch(addr: string, req: LockBatchRequest, oneway: boolean, timeoutMs: number): Promise<void> {
+    const code = RequestCode.UNLOCK_BATCH_MQ;
+    const body = encodeLockBatchRequest(req);
+    if (oneway) await callOneway(this.remoting, addr, code, null, body, timeoutMs);
+    else await call(this.remoting, addr, code, null, body, timeoutMs);
   }
 
   /** VIEW_MESSAGE_BY_ID: the record at a physical offset. */

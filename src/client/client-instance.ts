@@ -29,6 +29,7 @@ import { clientError, MQClientError } from "./errors.ts";
 import { NamesrvApi } from "./namesrv-api.ts";
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.ts";
 import { RouteCache } from "./route-cache.ts";
+import { answerRunningInfo, type ConsumerRunningInfo } from "./running-info.ts";
 
 /** At most one heartbeat a second per broker for lost connections. */
 const RECONNECT_HEARTBEAT_MIN_GAP_MS = 1000;
@@ -48,6 +49,8 @@ export interface ConsumerMember {
   rebalanceSoon(): void;
   /** RESET_CONSUMER_CLIENT_OFFSET: adopt these offsets. */
   resetOffsets?(topic: string, offsets: Map<string, number>): Promise<void>;
+  /** GET_CONSUMER_RUNNING_INFO: queues, locks and the orderly flag (running-info.ts). */
+  runningInfo?(): ConsumerRunningInfo;
 }
 
 export class ClientInstance {
@@ -288,8 +291,8 @@ export class ClientInstance {
       return RemotingCommand.response(ResponseCode.SUCCESS);
     });
     registry.register(RequestCode.CHECK_TRANSACTION_STATE, () => null);
-    registry.register(RequestCode.GET_CONSUMER_RUNNING_INFO, () =>
-      RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "running info is not supported by this client"),
+    registry.register(RequestCode.GET_CONSUMER_RUNNING_INFO, (req) =>
+      answerRunningInfo(req, (group) => this.consumers.get(group), this),
     );
   }
 }

@@ -137,6 +137,15 @@ export class ProcessQueue {
     }
   }
 
+  /** Lowest and highest offset still cached, or null when nothing is (running info). */
+  cachedRange(): readonly [number, number] | null {
+    const front = this.runs[0];
+    if (front === undefined || this.cached === 0) return null;
+    let i = front.cursor;
+    while (front.done[i] === 1) i++;
+    return [front.msgs[i]!.queueOffset, this.highest];
+  }
+
   /** Forgets cached messages (seek). */
   clear(): void {
     this.runs = [];

@@ -46,6 +46,11 @@ export interface PullLoopDeps {
   onSubscriptionUnknown?(): Promise<void>;
   /** The offset to commit with the pull, or -1 for none (broadcasting, lite pull). */
   commitOffset(mq: MessageQueue): number;
+  /**
+   * Resolves when the queue may be pulled (orderly consumers: once its broker lock is held); the
+   * loop re-checks `dropped` and the signal afterwards. Absent: always.
+   */
+  gate?(target: PullTarget): Promise<void>;
   limits: FlowLimits;
   batchSize: number;
   suspendMs: number;
@@ -85,6 +90,10 @@ export async function runPullLoop(t: PullTarget, d: PullLoopDeps): Promise<void>
       if (sent !== undefined && (sent.generation !== t.pq.generation || sent.offset !== t.nextOffset))
         sent = undefined;
       if (sent === undefined) {
+        if (d.gate) {
+          await d.gate(t);
+          if (t.pq.dropped || d.signal.aborted) break;
+        }
         await t.pq.waitForRoom(d.limits);
         if (t.pq.dropped || d.signal.aborted) break;
         sent = send(t.nextOffset);

@@ -1,8 +1,9 @@
 /**
- * PushConsumer (Java's DefaultMQPushConsumer, concurrent mode): subscriptions with tag
- * expressions, clustering or broadcasting, rebalance on start, on NOTIFY_CONSUMER_IDS_CHANGED and
- * every 20 s, one pull loop per owned queue, a listener run with bounded concurrency, failed
- * messages sent back for retry, offsets committed periodically and on shutdown.
+ * PushConsumer (Java's DefaultMQPushConsumer): subscriptions with tag expressions, clustering or
+ * broadcasting, rebalance on start, on NOTIFY_CONSUMER_IDS_CHANGED and every 20 s, one pull loop per
+ * owned queue, offsets committed periodically and on shutdown. Concurrent mode runs the listener
+ * with bounded concurrency and sends failed messages back for retry; orderly mode (orderly-mode.ts)
+ * consumes each queue serially under a broker lock and retries a failed batch in place.
  */
 
 import { homedir } from "node:os";
@@ -13,12 +14,14 @@ import { MessageConst } from "../protocol/message/index.ts";
 import { Limiter, pause } from "./abortable.ts";
 import { type AllocateStrategy, allocateAveragely } from "./allocate.ts";
 import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
+import type { ConsumeOrderlyContext } from "./consume-orderly.ts";
 import { clientError } from "./errors.ts";
 import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
 import { mqKey } from "./message-queue.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { checkConsumerRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";
 import { type ClientOptions, DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS } from "./options.ts";
+import { ORDERLY_MAX_RECONSUME_TIMES, OrderlyMode, type OrderlyOptions } from "./orderly-mode.ts";
 import { DEFAULT_FLOW_LIMITS, type FlowLimits } from "./process-queue.ts";
 import { newClient } from "./producer.ts";
 import {
@@ -31,6 +34,7 @@ import {
 } from "./pull-loop.ts";
 import { putProperties } from "./pulled-message.ts";
 import { type ConsumeFromWhere, type MessageModel, Rebalancer } from "./rebalance.ts";
+import { type ConsumerRunningInfo, pushRunningInfo } from "./running-info.ts";
 
 export const DEFAULT_REBALANCE_INTERVAL_MS = 20_000;
 export const DEFAULT_CONSUME_CONCURRENCY = 20;
@@ -40,15 +44,28 @@ const HALF_HOUR_MS = 30 * 60 * 1000;
 /** How long a batch whose send-back failed waits before it is consumed again locally. */
 const LOCAL_RETRY_DELAY_MS = 5000;
 
-/** Return nothing (or resolve) for success; throw (or reject) to have the batch retried. */
-export type MessageListener = (msgs: MessageExt[]) => void | Promise<void>;
+/**
+ * Return nothing (or resolve) for success; throw (or reject) to have the batch retried: sent back
+ * for a later retry when concurrent, offered again after a pause when orderly (Java's
+ * SUSPEND_CURRENT_QUEUE_A_MOMENT). Orderly consumers get a context naming the queue.
+ */
+export type MessageListener = (msgs: MessageExt[], context?: ConsumeOrderlyContext) => void | Promise<void>;
 
-export interface PushConsumerOptions extends Partial<ClientOptions> {
+/** Delay level of CONSUMER_SEND_MSG_BACK that sends a message straight to the DLQ (spec broker §9.2). */
+const DLQ_DELAY_LEVEL = -1;
+
+export interface PushConsumerOptions extends Partial<ClientOptions>, OrderlyOptions {
   client?: ClientInstance;
   group: string;
   /** topic → tag expression ("*", "TagA || TagB"). */
   subscriptions: Readonly<Record<string, string>>;
   onMessage: MessageListener;
+  /**
+   * Orderly consumption (Java's MessageListenerOrderly): each queue's messages reach the listener
+   * in queue order, one batch at a time; clustering members lock their queues at the broker, so
+   * no two consume one queue at once. Default false (concurrent).
+   */
+  orderly?: boolean;
   messageModel?: MessageModel;
   consumeFromWhere?: ConsumeFromWhere;
   consumeTimestamp?: number;
@@ -64,6 +81,7 @@ export interface PushConsumerOptions extends Partial<ClientOptions> {
    */
   postSubscriptionWhenPull?: boolean;
   flowLimits?: Partial<FlowLimits>;
+  /** Failures before a message goes to the DLQ; default 16, orderly -1 (never: retried in place). */
   maxReconsumeTimes?: number;
   rebalanceIntervalMs?: number;
   persistConsumerOffsetIntervalMs?: number;
@@ -86,7 +104,9 @@ export class PushConsumer implements ConsumerMember {
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly loops = new Set<Promise<void>>();
   private readonly limits: FlowLimits;
+  private readonly orderly: OrderlyMode | null;
   private stopped = false;
+  private startedAt = 0;
 
   constructor(
     readonly client: ClientInstance,
@@ -109,6 +129,7 @@ export class PushConsumer implements ConsumerMember {
         join(dir, client.clientId.replace(/[^\w.#@-]/g, "_"), this.group, "offsets.json"),
       );
     }
+    this.orderly = o.orderly ? this.orderlyMode() : null;
     this.rebalancer = new Rebalancer({
       client,
       group: this.group,
@@ -119,6 +140,46 @@ export class PushConsumer implements ConsumerMember {
       offsets: this.offsets,
       topics: () => [...this.subs.keys()],
       startPulling: (t) => this.startPulling(t),
+      ...this.orderly?.rebalanceHooks(),
+    });
+  }
+
+  private orderlyMode(): OrderlyMode {
+    return new OrderlyMode({
+      client: this.client,
+      group: this.group,
+      clustering: this.messageModel === "CLUSTERING",
+      listener: (msgs, context) => this.o.onMessage(msgs, context),
+      prepare: (m) => restoreRetryTopic(m, this.group),
+      limiter: this.limiter,
+      batchSize: Math.max(1, this.o.consumeBatchSize ?? 1),
+      maxReconsumeTimes: this.o.maxReconsumeTimes ?? ORDERLY_MAX_RECONSUME_TIMES,
+      sendToDeadLetter: (m) => this.sendBackOne(m, DLQ_DELAY_LEVEL),
+      // Also for a dropped queue: a rebalance settles its batch in flight before persisting.
+      commit: (t, offset) => this.offsets.update(t.mq, offset, false),
+      pullRetryMs: this.o.pullErrorDelayMs ?? DEFAULT_PULL_ERROR_DELAY_MS,
+      signal: this.abort.signal,
+      options: this.o,
+      log: this.client.log,
+    });
+  }
+
+  /** Whether the listener is orderly (Java's PROP_CONSUMEORDERLY). */
+  get consumeOrderly(): boolean {
+    return this.orderly !== null;
+  }
+
+  runningInfo(): ConsumerRunningInfo {
+    return pushRunningInfo({
+      group: this.group,
+      orderly: this.consumeOrderly,
+      consumeThreads: this.o.consumeConcurrency ?? DEFAULT_CONSUME_CONCURRENCY,
+      startedAt: this.startedAt,
+      settings: { messageModel: this.messageModel, consumeFromWhere: this.consumerData().consumeFromWhere },
+      subscriptions: [...this.subs.values()],
+      targets: [...this.rebalancer.table.values()],
+      commitOffset: (mq) => this.offsets.readMemory(mq),
+      lockState: (mq) => this.orderly?.lockState(mq),
     });
   }
 
@@ -161,6 +222,7 @@ export class PushConsumer implements ConsumerMember {
   }
 
   async start(): Promise<void> {
+    this.startedAt = Date.now();
     await this.offsets.load();
     this.client.start();
     await Promise.all([...this.subs.keys()].map((t) => this.client.refreshRoute(t).catch(() => null)));
@@ -170,6 +232,7 @@ export class PushConsumer implements ConsumerMember {
     this.every(this.o.persistConsumerOffsetIntervalMs ?? DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS, () =>
       this.offsets.persistAll(this.rebalancer.owned(), true),
     );
+    this.orderly?.startRelocking(() => this.rebalancer.owned());
     await this.rebalancer.trigger();
   }
 
@@ -177,10 +240,14 @@ export class PushConsumer implements ConsumerMember {
     if (this.stopped) return;
     this.stopped = true;
     for (const t of this.timers.splice(0)) clearInterval(t);
-    const owned = this.rebalancer.dropAll().map((t) => t.mq);
+    const dropped = this.rebalancer.dropAll();
+    const owned = dropped.map((t) => t.mq);
     this.abort.abort();
+    await this.orderly?.settleAll(dropped);
     await this.limiter.idle();
     await this.offsets.persistAll(owned, false);
+    // Orderly: only now, with the offsets on the broker, may another member take the queues.
+    await this.orderly?.unlockAll(owned);
     await this.client.unregister("consumer", this.group);
     if (this.ownsClient) await this.client.shutdown();
     await Promise.allSettled([...this.loops]);
@@ -210,7 +277,8 @@ export class PushConsumer implements ConsumerMember {
       timeoutMs: this.o.consumerTimeoutWhenSuspendMs ?? DEFAULT_CONSUMER_TIMEOUT_WHEN_SUSPEND_MS,
       errorDelayMs: this.o.pullErrorDelayMs ?? DEFAULT_PULL_ERROR_DELAY_MS,
       signal: this.abort.signal,
-      onFound: (t, msgs) => this.submit(t, msgs),
+      ...(this.orderly?.locks ? { gate: this.orderly.gate } : {}),
+      onFound: (t, msgs) => (this.orderly ? this.orderly.submit(t, msgs) : this.submit(t, msgs)),
       onNothingFound: (t, next) => {
         if (!t.pq.dropped) this.offsets.update(t.mq, next, true);
       },
@@ -282,17 +350,21 @@ export class PushConsumer implements ConsumerMember {
   /** CONSUMER_SEND_MSG_BACK for each message; returns those the broker did not take. */
   private async sendBack(batch: MessageExt[]): Promise<MessageExt[]> {
     const failed: MessageExt[] = [];
-    const max = this.o.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES;
-    for (const m of batch) {
-      try {
-        const addr = await this.client.masterAddr(m.brokerName, m.topic);
-        await this.client.broker.sendMessageBack(addr, m, this.group, 0, max);
-      } catch (err) {
-        this.client.log.warn({ err: (err as Error).message, msgId: m.msgId }, "send back failed");
-        failed.push(m);
-      }
-    }
+    for (const m of batch) if (!(await this.sendBackOne(m, 0))) failed.push(m);
     return failed;
+  }
+
+  /** CONSUMER_SEND_MSG_BACK of one message; false when the broker did not take it. */
+  private async sendBackOne(m: MessageExt, delayLevel: number): Promise<boolean> {
+    const max = this.o.maxReconsumeTimes ?? DEFAULT_MAX_RECONSUME_TIMES;
+    try {
+      const addr = await this.client.masterAddr(m.brokerName, m.topic);
+      await this.client.broker.sendMessageBack(addr, m, this.group, delayLevel, max);
+      return true;
+    } catch (err) {
+      this.client.log.warn({ err: (err as Error).message, msgId: m.msgId }, "send back failed");
+      return false;
+    }
   }
 }
 

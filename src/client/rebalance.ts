@@ -31,12 +31,26 @@ export interface RebalanceDeps {
   topics(): string[];
   /** Starts pulling a newly owned queue. */
   startPulling(target: PullTarget): void;
+  /**
+   * Orderly consumers: takes a queue's broker lock before the queue is taken; false leaves the
+   * queue for the run `CLAIM_RETRY_MS` later (Java: "add a new mq failed ... because lock failed").
+   */
+  claim?(mq: MessageQueue): Promise<boolean>;
+  /** After a queue was dropped, before its offset is persisted: waits for its consume in flight. */
+  settle?(target: PullTarget): Promise<void>;
+  /** After a dropped queue's offset was persisted, or a claimed queue could not start: gives its lock back. */
+  released?(mq: MessageQueue): Promise<void>;
 }
+
+/** Java's rebalanceLater(500) after a queue could not be locked. */
+export const CLAIM_RETRY_MS = 500;
 
 export class Rebalancer {
   readonly table = new Map<string, PullTarget>();
   private running: Promise<void> | null = null;
   private again = false;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
 
   constructor(private readonly d: RebalanceDeps) {}
 
@@ -65,6 +79,8 @@ export class Rebalancer {
 
   /** Drops every queue (shutdown); offsets stay in the store for the final persist. */
   dropAll(): PullTarget[] {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
     const all = [...this.table.values()];
     for (const t of all) t.pq.drop();
     this.table.clear();
@@ -106,15 +122,25 @@ export class Rebalancer {
       if (t.mq.topic !== topic || wanted.has(key)) continue;
       t.pq.drop();
       this.table.delete(key);
+      await this.d.settle?.(t);
       await this.d.offsets.persist(t.mq, false).catch((err: unknown) => {
         this.d.client.log.warn({ err: (err as Error).message }, "offset persist on queue removal failed");
       });
       this.d.offsets.remove(t.mq);
+      await this.d.released?.(t.mq);
       this.d.client.log.info({ mq: key }, "queue released by rebalance");
     }
+    let unclaimed = 0;
     for (const mq of mine) {
       const key = mqKey(mq);
+      // Shutdown dropped everything while this run awaited: take nothing more.
+      if (this.stopped) return;
       if (this.table.has(key)) continue;
+      if (this.d.claim && !(await this.d.claim(mq))) {
+        this.d.client.log.info({ mq: key }, "queue not taken: its broker lock is held by another client");
+        unclaimed++;
+        continue;
+      }
       this.d.offsets.remove(mq);
       let offset: number;
       try {
@@ -124,6 +150,7 @@ export class Rebalancer {
           { mq: key, err: (err as Error).message },
           "cannot compute start offset, later",
         );
+        await this.d.released?.(mq);
         continue;
       }
       const target: PullTarget = { mq, pq: new ProcessQueue(), nextOffset: offset };
@@ -131,6 +158,15 @@ export class Rebalancer {
       this.d.client.log.info({ mq: key, offset }, "queue taken by rebalance");
       this.d.startPulling(target);
     }
+    if (unclaimed > 0) this.retryLater();
+  }
+
+  private retryLater(): void {
+    if (this.retry || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (!this.stopped) void this.trigger();
+    }, CLAIM_RETRY_MS);
   }
 
   /** Java's RebalancePushImpl#computePullFromWhereWithException. */

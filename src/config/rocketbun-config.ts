@@ -17,6 +17,11 @@ export const DEFAULT_SERVER_CONNECTIONS_MAX = 0;
 export const DEFAULT_SERVER_BUFFER_BYTES_MAX = 0;
 export const DEFAULT_HELD_PULLS_MAX = 65_536;
 export const DEFAULT_PULL_SUSPEND_MS_MAX = 60_000;
+/** Java's `rocketmq.broker.rebalance.lockMaxLiveTime` default (spec broker §8.9). */
+export const DEFAULT_REBALANCE_LOCK_MAX_LIVE_TIME_MS = 60_000;
+/** Queue lock entries a broker holds at once (group × queue). */
+export const DEFAULT_REBALANCE_LOCKS_MAX = 1_000_000;
+
 /** MQVersion V4_9_4: the first version a Java NameServer answers with standard JSON. */
 export const DEFAULT_REMOTING_VERSION = 401;
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -108,6 +113,24 @@ export const rocketbunBrokerConfig = defineSection("rocketbunBrokerConfig", {
     doc: "longest hold granted to a pull, whatever suspendTimeoutMillis asks",
   },
   ...ACL_FILE_FIELDS,
+  // Java reads this one as a JVM system property; here it is a broker key under the same name.
+  "rocketmq.broker.rebalance.lockMaxLiveTime": {
+    type: "long",
+    default: DEFAULT_REBALANCE_LOCK_MAX_LIVE_TIME_MS,
+    min: 1,
+    doc: "ms an ordered consumer's queue lock lives without a relock; then another client may take the queue",
+  },
+  rebalanceLockReleaseOnClose: {
+    type: "bool",
+    default: true,
+    doc: "release an ordered consumer's queue locks when the connection that took them closes (a crashed consumer's queues move at once); false keeps Apache's behaviour, where they only expire",
+  },
+  rebalanceLocksMax: {
+    type: "int",
+    default: DEFAULT_REBALANCE_LOCKS_MAX,
+    min: 1,
+    doc: "queue locks (group × queue) the broker holds at once; a lock beyond it is refused",
+  },
 });
 
 export type RocketbunBrokerConfig = ConfigOf<typeof rocketbunBrokerConfig>;

@@ -142,15 +142,31 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
       offsetTable: { "TOff@G": { "1": 2 } },
     });
     // Reset to the time of the second message: both queues go to the first offset stored at or after it.
-    const reset = await c.invoke(
-      h.addr,
+    const resetRequest = () =>
       req(R.INVOKE_BROKER_TO_RESET_OFFSET, {
         topic: "TOff",
         group: "G",
         timestamp: String(records[1]!.storeTimestamp),
         isForce: "true",
-      }),
+      });
+    // No consumer of G is online: Apache's 206, and nothing moves (mqadmin then resets offline).
+    const offline = await c.invoke(h.addr, resetRequest());
+    expect({
+      ...answer(offline),
+      body: offline.body,
+      offset: (await c.invoke(h.addr, req(R.QUERY_CONSUMER_OFFSET, q))).extFields,
+    }).toEqual({
+      code: ResponseCode.CONSUMER_NOT_ONLINE,
+      remark: `Consumer not online, so can not reset offset, Group: G Topic: TOff Timestamp: ${records[1]!.storeTimestamp}`,
+      body: null,
+      offset: { offset: "2" },
+    });
+    const hb = await c.invoke(
+      h.addr,
+      req(R.HEART_BEAT, null, heartbeatBody("it@reset", { group: "G", topic: "TOff" })),
     );
+    expect(hb.code).toBe(0);
+    const reset = await c.invoke(h.addr, resetRequest());
     expect({ ...answer(reset), body: queueKeyed(reset.body) }).toEqual({
       code: 0,
       remark: null,

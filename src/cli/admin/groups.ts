@@ -16,6 +16,7 @@ import {
   timestampOpt,
 } from "./context.ts";
 import { humanTime, table, versionDesc } from "./format.ts";
+import { holderIndex, queueKey, queueOwners } from "./queue-owners.ts";
 import {
   consumeStats,
   deleteSubscriptionGroupAt,
@@ -200,10 +201,25 @@ const consumerProgress: AdminVerb = {
     }
     const rows = await groupProgress(admin, group, topic, cluster);
     const diffTotal = rows.reduce((sum, r) => sum + r.diff, 0);
-    ctx.print({ groupName: group, queues: rows, diffTotal }, () =>
+    // An orderly group also shows which member holds each queue's lock.
+    const cc = await admin.consumerConnections(group).catch(() => null);
+    const owners = cc ? await queueOwners(admin, group, cc) : null;
+    const holders = owners?.orderly ? holderIndex(owners) : null;
+    const lockedBy = (r: ProgressRow) => holders?.get(queueKey(r)) ?? "N/A";
+    const queues = holders ? rows.map((r) => ({ ...r, lockedBy: lockedBy(r) })) : rows;
+    ctx.print({ groupName: group, queues, diffTotal }, () =>
       [
         table(
-          ["#Topic", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset", "#Diff", "#LastTime"],
+          [
+            "#Topic",
+            "#Broker Name",
+            "#QID",
+            "#Broker Offset",
+            "#Consumer Offset",
+            "#Diff",
+            "#LastTime",
+            ...(holders ? ["#Locked By"] : []),
+          ],
           rows.map((r) => [
             r.topic,
             r.brokerName,
@@ -212,6 +228,7 @@ const consumerProgress: AdminVerb = {
             r.consumerOffset,
             r.diff,
             r.lastTimestamp > 0 ? humanTime(r.lastTimestamp) : "N/A",
+            ...(holders ? [lockedBy(r)] : []),
           ]),
         ),
         "",
@@ -236,8 +253,11 @@ const consumerConnection: AdminVerb = {
   ],
   async run(ctx) {
     const group = required(ctx, "consumerGroup");
-    const cc = await (await ctx.admin()).consumerConnections(group);
-    ctx.print(cc, () =>
+    const admin = await ctx.admin();
+    const cc = await admin.consumerConnections(group);
+    const owners = await queueOwners(admin, group, cc);
+    const locks = owners.orderly ? owners.locks : null;
+    ctx.print(locks ? { ...cc, queueLocks: locks } : cc, () =>
       [
         table(
           ["#ClientId", "#ClientAddr", "#Language", "#Version"],
@@ -252,6 +272,16 @@ const consumerConnection: AdminVerb = {
         `ConsumeType: ${cc.consumeType ?? ""}`,
         `MessageModel: ${cc.messageModel ?? ""}`,
         `ConsumeFromWhere: ${cc.consumeFromWhere ?? ""}`,
+        ...(locks
+          ? [
+              "",
+              "Orderly: queue locks held",
+              table(
+                ["#Topic", "#Broker Name", "#QID", "#Locked By"],
+                locks.map((l) => [l.topic, l.brokerName, l.queueId, l.clientId]),
+              ),
+            ]
+          : []),
       ].join("\n"),
     );
   },

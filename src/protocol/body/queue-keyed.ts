@@ -35,9 +35,11 @@ export interface QueueKeyedBody {
 
 /**
  * Reads such a body. A scanner rather than JSON.parse, since the table's keys are objects; strings
- * are skipped as units so braces inside them do not count.
+ * are skipped as units so braces inside them do not count. `tableName` is the member keyed by
+ * queues (`mqTable` in ConsumerRunningInfo); another member that is not JSON (a second table with
+ * object keys, such as 5.x's `mqPopTable`) is left out of `fields`.
  */
-export function decodeQueueKeyedBody(body: Uint8Array): QueueKeyedBody {
+export function decodeQueueKeyedBody(body: Uint8Array, tableName = "offsetTable"): QueueKeyedBody {
   const text = new TextDecoder().decode(body);
   const out: QueueKeyedBody = { fields: {}, table: [] };
   let pos = text.indexOf("{") + 1;
@@ -49,9 +51,13 @@ export function decodeQueueKeyedBody(body: Uint8Array): QueueKeyedBody {
     const name = JSON.parse(text.slice(pos, nameEnd)) as string;
     pos = text.indexOf(":", nameEnd) + 1;
     pos = skipSeparators(text, pos);
-    if (name !== "offsetTable") {
+    if (name !== tableName) {
       const end = valueEnd(text, pos);
-      out.fields[name] = JSON.parse(text.slice(pos, end));
+      try {
+        out.fields[name] = JSON.parse(text.slice(pos, end));
+      } catch {
+        // Keyed by objects too; not what the caller asked for.
+      }
       pos = end;
       continue;
     }

@@ -38,3 +38,10 @@ export const ResetOffsetRequestHeader = defineHeader({
 });
 
 export const GetProducerConnectionListRequestHeader = defineHeader({ producerGroup: field.string() });
+
+/** GET_CONSUMER_RUNNING_INFO (307): admin → broker, forwarded as is to the consumer. */
+export const GetConsumerRunningInfoRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  clientId: field.string(),
+  jstackEnable: field.bool().optional(),
+});

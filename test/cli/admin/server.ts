@@ -1,3 +1,4 @@
+import { expect } from "bun:test";
 import { createAdmin } from "../../../src/client/index.ts";
 import { type CliResult, runCli, startRocketbun, waitFor } from "../../support/rocketbun-child.ts";
 import { silent } from "../../support/silent.ts";
@@ -57,4 +58,11 @@ export function rows(stdout: string): string[][] {
     .trimEnd()
     .split("\n")
     .map((line) => (line === "" ? [] : line.split(/ {2,}/)));
+}
+
+/** `rocketbun admin <verb>` that must succeed with nothing on stderr; its stdout. */
+export async function adminOk(server: AdminServer, verb: string, ...args: string[]): Promise<string> {
+  const r = await server.admin(verb, ...args);
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+  return r.stdout;
 }
