@@ -3,18 +3,17 @@
  * against (address matchers, permission maps, HMAC keys). Immutable: a reload or an update builds a
  * new snapshot and swaps it in, so a request is always checked against one whole file.
  */
-import type { KeyObject } from "node:crypto";
 import { type AddressMatcher, anyOf, compileAddressPattern } from "./address-matcher.ts";
 import { ACCESS_KEY_MIN_LENGTH, SECRET_KEY_MIN_LENGTH } from "./constants.ts";
 import { AclConfigError } from "./errors.ts";
 import { parsePermission, parseResourcePerms } from "./permission.ts";
 import type { PlainAccountConfig, PlainAclData } from "./plain-acl-file.ts";
-import { hmacKey } from "./signature.ts";
+import { type HmacKey, hmacKey } from "./signature.ts";
 
 export interface AclAccount {
   readonly accessKey: string;
   readonly secretKey: string;
-  readonly hmacKey: KeyObject;
+  readonly hmacKey: HmacKey;
   /** Requests from these addresses skip the signature and permission checks. */
   readonly white: AddressMatcher;
   readonly admin: boolean;
