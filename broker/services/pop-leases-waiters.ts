@@ -43,13 +43,11 @@ export class PopWaiters {
     this.timer.unref?.();
   }
 
+  /** Drops every waiter unanswered: the broker is stopping and closes their connections. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    for (const w of [...this.all]) {
-      this.remove(w);
-      w.expire();
-    }
+    for (const w of [...this.all]) this.remove(w);
   }
 
   /** "parked", or "full" when the registry or the key is at its cap (POLLING_FULL). */

@@ -314,3 +314,48 @@ test("a pop for an unknown group is SUBSCRIPTION_GROUP_NOT_EXIST when groups are
   const reply = await c.invoke(h.addr, popRequest({ group: "GNone", topic: "TGrp" }));
   expect(reply.code).toBe(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST);
 });
+
+test("BATCH_ACK_MESSAGE acks the set bits of one entry; an empty request is NO_MESSAGE", async () => {
+  await using h = await startBroker();
+  const c = h.client();
+  await createTopic(c, h.addr, "TBatch", 1);
+  for (const b of ["b0", "b1", "b2"]) await send(c, h, "TBatch", b);
+  const popped = await c.invoke(h.addr, popRequest({ group: "GB", topic: "TBatch" }));
+  const hdr = PopMessageResponseHeader.decode(popped.extFields);
+  // Offsets 0 and 2 of the batch starting at 0: bits {0, 2} = 0x05.
+  const body = {
+    acks: [
+      {
+        b: Buffer.from([0x05]).toString("base64"),
+        c: "GB",
+        it: hdr.invisibleTime,
+        pt: hdr.popTime,
+        q: 0,
+        r: "0",
+        rq: hdr.reviveQid,
+        so: 0,
+        t: "TBatch",
+      },
+    ],
+    brokerName: BROKER,
+  };
+  const reply = await c.invoke(
+    h.addr,
+    request(RequestCode.BATCH_ACK_MESSAGE, null, new TextEncoder().encode(JSON.stringify(body))),
+  );
+  const pop = popServiceOf(h.broker.context);
+  expect({
+    code: reply.code,
+    leases: pop.leaseCount,
+    committed: h.broker.context.offsets.query("GB", "TBatch", 0),
+  }).toEqual({
+    code: ResponseCode.SUCCESS,
+    leases: 1,
+    committed: 1,
+  });
+  const none = await c.invoke(
+    h.addr,
+    request(RequestCode.BATCH_ACK_MESSAGE, null, new TextEncoder().encode('{"acks":[]}')),
+  );
+  expect(none.code).toBe(ResponseCode.NO_MESSAGE);
+});
