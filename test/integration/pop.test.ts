@@ -281,7 +281,7 @@ test("a parked pop is answered soon after a send, and an idle one POLLING_TIMEOU
     parked: 0,
   });
   expect(tookMs).toBeGreaterThanOrEqual(300);
-  expect(tookMs).toBeLessThan(400);
+  expect(tookMs).toBeLessThan(600); // deadline 350 ms + a 20 ms tick; slack for a busy machine
 });
 
 test("errors: bad handle SYSTEM_ERROR, offset past the queue NO_MESSAGE, unknown topic, too many messages", async () => {
