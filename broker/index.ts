@@ -27,6 +27,7 @@ import { TopicConfigs } from "./metadata/topic-configs.ts";
 import { brokerProcessorTable, defineBrokerLanes, vipProcessorTable } from "./processors.ts";
 import { ClientManager } from "./services/client-manager.ts";
 import { LongPollService } from "./services/long-poll.ts";
+import { popServiceOf } from "./services/pop-leases.ts";
 import { RebalanceLocks } from "./services/rebalance-locks.ts";
 import { BrokerRegistration } from "./services/registration.ts";
 import { BrokerStats } from "./services/stats.ts";
@@ -295,6 +296,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       scan.unref?.();
       timers.push(scan);
       locks.start();
+      popServiceOf(ctx).start();
       if (namesrvAddrs().length > 0) await registration.start();
       const line = bootLine(bc.brokerName, brokerAddr, bc.namesrvAddr);
       log.info(line);
@@ -304,6 +306,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       ownAcl?.stop();
       for (const t of timers) clearInterval(t);
       locks.stop();
+      await popServiceOf(ctx).stop();
       registration?.stop();
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();

@@ -5,6 +5,7 @@
 import type { ProcessorRegistry, ProcessorTableEntry } from "../src/remoting/processor-registry.ts";
 import { RequestCode } from "../src/remoting/request-code.ts";
 import type { BrokerContext } from "./context.ts";
+import { ackProcessors } from "./processors/ack.ts";
 import { aclAdminProcessors } from "./processors/admin-acl.ts";
 import { adminBrokerProcessors } from "./processors/admin-broker.ts";
 import { adminGroupProcessors } from "./processors/admin-group.ts";
@@ -13,6 +14,7 @@ import { clientManageProcessors } from "./processors/client-manage.ts";
 import { consumerCallProcessors } from "./processors/consumer-call.ts";
 import { lockProcessors } from "./processors/lock.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
+import { createPopProcessor } from "./processors/pop.ts";
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
 import { createSendProcessor } from "./processors/send.ts";
@@ -21,6 +23,7 @@ import { createSendProcessor } from "./processors/send.ts";
 const MAIN_PORT_ONLY: ReadonlySet<number> = new Set([
   RequestCode.PULL_MESSAGE,
   RequestCode.LITE_PULL_MESSAGE,
+  RequestCode.POP_MESSAGE,
 ]);
 
 /** Lanes stand in for Java's per-family executors; queue capacities are RocketMQ's defaults. */
@@ -47,11 +50,16 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       [RequestCode.SEND_MESSAGE_V2, send],
       [RequestCode.SEND_BATCH_MESSAGE, send],
     ]),
-    ...onLane("pull", [[RequestCode.PULL_MESSAGE, createPullProcessor(ctx)]]),
+    ...onLane("pull", [
+      [RequestCode.PULL_MESSAGE, createPullProcessor(ctx)],
+      [RequestCode.POP_MESSAGE, createPopProcessor(ctx)],
+    ]),
     ...onLane("query", queryProcessors(ctx)),
     // Queue locks on the client lane, not admin's (Java's): a relock must not wait behind admin
     // calls such as a 307 forward that holds its slot up to 10 s for a client that never answers.
     ...onLane("client", [...clientManageProcessors(ctx), ...offsetProcessors(ctx), ...lockProcessors(ctx)]),
+    // ACK / CHANGE_INVISIBLETIME of POP: both ports, as Java's M+V registration (spec pop §A.2).
+    ...onLane("client", ackProcessors(ctx)),
     ...onLane("admin", [
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),

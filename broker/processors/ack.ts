@@ -1,0 +1,168 @@
+/**
+ * ACK_MESSAGE (200051), BATCH_ACK_MESSAGE (200151) and CHANGE_MESSAGE_INVISIBLETIME (200053)
+ * (spec pop-timer-filter §A.7–A.9) against the POP lease table. An ACK whose handle matches no
+ * lease (acked, revived, or superseded by a CHANGE) is answered SUCCESS and changes nothing.
+ */
+import {
+  AckMessageRequestHeader,
+  ChangeInvisibleTimeRequestHeader,
+  ChangeInvisibleTimeResponseHeader,
+  decodeReceiptHandle,
+  type ReceiptHandle,
+  ReceiptHandleError,
+  realTopicOf,
+} from "../../src/protocol/headers/pop.ts";
+import { RemotingCommand } from "../../src/remoting/command.ts";
+import { RemotingError } from "../../src/remoting/errors.ts";
+import type { ProcessorTableEntry, RequestContext } from "../../src/remoting/processor-registry.ts";
+import { RequestCode } from "../../src/remoting/request-code.ts";
+import { ResponseCode } from "../../src/remoting/response-code.ts";
+import type { BrokerContext } from "../context.ts";
+import { popServiceOf } from "../services/pop-leases.ts";
+
+/** Topic, queue and offset checks shared by ACK and CHANGE (§A.7 steps 1–2, §A.9 step 1). */
+function checkTarget(
+  ctx: BrokerContext,
+  rc: RequestContext,
+  topic: string,
+  queueId: number,
+  offset: number,
+  maxIsExclusive: boolean,
+): RemotingCommand | null {
+  const config = ctx.topics.get(topic);
+  if (!config) {
+    return RemotingCommand.response(
+      ResponseCode.TOPIC_NOT_EXIST,
+      `topic[${topic}] not exist, apply first please!`,
+    );
+  }
+  if (queueId < 0 || queueId >= config.readQueueNums) {
+    return RemotingCommand.response(
+      ResponseCode.MESSAGE_ILLEGAL,
+      `queueId[${queueId}] is illegal, topic:[${topic}] topicConfig.readQueueNums:[${config.readQueueNums}] consumer:[${rc.connection.remoteAddress}]`,
+    );
+  }
+  const min = ctx.store.getMinOffsetInQueue(topic, queueId);
+  const max = ctx.store.getMaxOffsetInQueue(topic, queueId);
+  if (offset < min || offset > max || (maxIsExclusive && offset === max)) {
+    return RemotingCommand.response(
+      ResponseCode.NO_MESSAGE,
+      `offset is illegal, key:${topic}@${queueId}, commit:${offset}, store:${min}~${max}`,
+    );
+  }
+  return null;
+}
+
+/** Java's getters throw on a short or non-numeric handle; its remoting layer answers SYSTEM_ERROR. */
+function handleOf(extraInfo: string): ReceiptHandle {
+  try {
+    return decodeReceiptHandle(extraInfo);
+  } catch (err) {
+    if (err instanceof ReceiptHandleError) throw new RemotingError(ResponseCode.SYSTEM_ERROR, err.message);
+    throw err;
+  }
+}
+
+interface BatchAck {
+  c?: string;
+  consumerGroup?: string;
+  t?: string;
+  topic?: string;
+  r?: string;
+  retry?: string;
+  so?: number;
+  startOffset?: number;
+  q?: number;
+  queueId?: number;
+  pt?: number;
+  popTime?: number;
+  b?: string;
+  bitSet?: string;
+}
+
+/** Offsets of the set bits of a little-endian, base64 bit set (§A.8). */
+export function bitSetOffsets(base64: string, startOffset: number): number[] {
+  const bytes = Buffer.from(base64, "base64");
+  const out: number[] = [];
+  for (let i = 0; i < bytes.length * 8; i++) {
+    if ((bytes[i >> 3]! >> (i & 7)) & 1) out.push(startOffset + i);
+  }
+  return out;
+}
+
+export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
+  const pop = popServiceOf(ctx);
+  return [
+    [
+      RequestCode.ACK_MESSAGE,
+      (req, rc) => {
+        const h = AckMessageRequestHeader.decode(req.extFields);
+        const refused = checkTarget(ctx, rc, h.topic, h.queueId, h.offset, false);
+        if (refused) return refused;
+        const handle = handleOf(h.extraInfo);
+        pop.ack(h.consumerGroup, h.topic, h.queueId, h.offset, handle.popTime, handle.ckQueueOffset);
+        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+      },
+    ],
+    [
+      RequestCode.BATCH_ACK_MESSAGE,
+      (req) => {
+        let acks: BatchAck[] | undefined;
+        try {
+          const parsed = req.body ? JSON.parse(new TextDecoder().decode(req.body)) : null;
+          acks = Array.isArray(parsed?.acks) ? parsed.acks : undefined;
+        } catch {
+          acks = undefined;
+        }
+        if (!acks || acks.length === 0) return RemotingCommand.response(ResponseCode.NO_MESSAGE, null);
+        for (const a of acks) {
+          const group = String(a.c ?? a.consumerGroup ?? "");
+          const topic = realTopicOf(String(a.r ?? a.retry ?? "0"), String(a.t ?? a.topic ?? ""), group);
+          const queueId = Number(a.q ?? a.queueId);
+          const min = ctx.store.getMinOffsetInQueue(topic, queueId);
+          const max = ctx.store.getMaxOffsetInQueue(topic, queueId);
+          if (min < 0 || max < 0) continue;
+          const so = Number(a.so ?? a.startOffset);
+          const popTime = Number(a.pt ?? a.popTime);
+          for (const offset of bitSetOffsets(String(a.b ?? a.bitSet ?? ""), so)) {
+            if (offset >= min && offset <= max) pop.ack(group, topic, queueId, offset, popTime, so);
+          }
+        }
+        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+      },
+    ],
+    [
+      RequestCode.CHANGE_MESSAGE_INVISIBLETIME,
+      (req, rc) => {
+        const zeros = ChangeInvisibleTimeResponseHeader.encode({
+          popTime: 0,
+          invisibleTime: 0,
+          reviveQid: 0,
+        });
+        const h = ChangeInvisibleTimeRequestHeader.decode(req.extFields);
+        const refused = checkTarget(ctx, rc, h.topic, h.queueId, h.offset, true);
+        if (refused) {
+          refused.extFields = zeros;
+          return refused;
+        }
+        const handle = handleOf(h.extraInfo);
+        const now = Date.now();
+        const l = pop.change(
+          h.consumerGroup,
+          h.topic,
+          h.queueId,
+          h.offset,
+          h.invisibleTime,
+          handle.reviveQid,
+          now,
+        );
+        const ext = ChangeInvisibleTimeResponseHeader.encode({
+          popTime: l.popTime,
+          invisibleTime: l.invisibleTime,
+          reviveQid: l.reviveQid,
+        });
+        return RemotingCommand.response(ResponseCode.SUCCESS, null, ext);
+      },
+    ],
+  ];
+}
