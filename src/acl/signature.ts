@@ -11,6 +11,7 @@
  * into the HMAC instead of building the content.
  */
 
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import type { ExtFields, RemotingCommand } from "../remoting/command.ts";
 import { AclField, UNIQUE_MSG_QUERY_FLAG, V4_9_3 } from "./constants.ts";
 
@@ -22,17 +23,17 @@ export interface SessionCredentials {
 }
 
 /**
- * A secret ready for HMAC; made once per account or client, not per request. It is a keyed hasher
- * that is copied for each request: the key schedule is done once, and Bun's native hasher costs
- * about 0.8 us for a 1 KiB send where node:crypto's createHmac costs 1.1-1.5 us (both sides sign
- * or verify every request, so this is most of what ACL costs).
+ * A secret ready for HMAC; made once per account or client, not per request. node:crypto's
+ * createHmac, not Bun.CryptoHasher: the latter (Bun 1.4.5) throws a stale BoringSSL error left on
+ * the thread's error queue by a TLS connection's shutdown ("APPLICATION_DATA_ON_SHUTDOWN"), so a
+ * broker serving TLS would refuse signed requests at random. Seen in the test suite.
  */
 export interface HmacKey {
-  readonly keyed: Bun.CryptoHasher;
+  readonly key: KeyObject;
 }
 
 export function hmacKey(secretKey: string): HmacKey {
-  return { keyed: new Bun.CryptoHasher("sha1", secretKey) };
+  return { key: createSecretKey(Buffer.from(secretKey, "utf8")) };
 }
 
 /**
@@ -86,7 +87,7 @@ export function computeSignature(
   sortedKeys: readonly string[] = ext ? Object.keys(ext).sort() : [],
   version = Number.MAX_SAFE_INTEGER,
 ): string {
-  const hmac = (typeof key === "string" ? hmacKey(key) : key).keyed.copy();
+  const hmac = createHmac("sha1", typeof key === "string" ? key : key.key);
   if (ext) {
     const skipUnique = version <= V4_9_3;
     let text = "";
