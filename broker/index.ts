@@ -18,15 +18,19 @@ import { RequestCode } from "../src/remoting/request-code.ts";
 import { ServerResources } from "../src/remoting/server-resources.ts";
 import type { BrokerContext } from "./context.ts";
 import { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
+import { DelayOffsets } from "./metadata/delay-offsets.ts";
 import { SubscriptionGroups } from "./metadata/subscription-groups.ts";
 import { TopicConfigs } from "./metadata/topic-configs.ts";
 import { brokerProcessorTable, defineBrokerLanes, vipProcessorTable } from "./processors.ts";
 import { ClientManager } from "./services/client-manager.ts";
 import { LongPollService } from "./services/long-poll.ts";
 import { BrokerRegistration } from "./services/registration.ts";
+import { ScheduleService } from "./services/schedule.ts";
+import type { BrokerService } from "./services/service.ts";
 import { BrokerStats } from "./services/stats.ts";
 import { FileMessageStore } from "./store/file-store.ts";
 import type { MessageStore } from "./store/message-store.ts";
+import { parseDelayLevels } from "./store/store-options.ts";
 import { TopicManager } from "./topics/topic-manager.ts";
 
 /** Broker → client notices wait at most this long for a permit (spec remoting §4.5). */
@@ -144,6 +148,18 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       })
     : null;
 
+  // Background features, started in this order once store and metadata are loaded, stopped in
+  // reverse before the store shuts down.
+  const services: BrokerService[] = [
+    new ScheduleService({
+      store,
+      offsets: new DelayOffsets(root, log),
+      delayLevelsMs: parseDelayLevels(sc.messageDelayLevel),
+      persistIntervalMs: sc.flushDelayOffsetInterval,
+      log: log.child({ part: "schedule" }),
+    }),
+  ];
+
   const ctx: BrokerContext = {
     brokerConfig: bc,
     storeConfig: sc,
@@ -169,6 +185,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     runtimeChanges,
     onRuntimeChanged: () => void registration?.registerAll(),
     acl,
+    runtimeInfo: () => services.flatMap((s) => [...(s.runtimeInfo?.() ?? [])]),
     log,
   };
 
@@ -226,6 +243,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       await store.open();
       await Promise.all([groups.load(), offsets.load()]);
       await topics.load();
+      for (const s of services) await s.start();
       await server.start();
       await vipServer.start();
       brokerAddr = `${bc.brokerIP1}:${server.port}`;
@@ -267,6 +285,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();
       await server.stop();
+      for (const s of [...services].reverse()) await s.stop();
       await Promise.all([
         offsets.shutdown(),
         groups.shutdown(),

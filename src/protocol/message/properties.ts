@@ -45,6 +45,13 @@ export const MessageConst = {
   TIMER_DELIVER_MS: "TIMER_DELIVER_MS",
   TIMER_DELAY_SEC: "TIMER_DELAY_SEC",
   TIMER_DELAY_MS: "TIMER_DELAY_MS",
+  TIMER_OUT_MS: "TIMER_OUT_MS",
+  TIMER_ENQUEUE_MS: "TIMER_ENQUEUE_MS",
+  TIMER_DEQUEUE_MS: "TIMER_DEQUEUE_MS",
+  TIMER_ROLL_TIMES: "TIMER_ROLL_TIMES",
+  TIMER_DEL_UNIQKEY: "TIMER_DEL_UNIQKEY",
+  /** Aliyun ONS / ali-ons `setStartDeliverTime`: absolute deliver time, epoch ms. */
+  START_DELIVER_TIME: "__STARTDELIVERTIME",
   CRC32: "__CRC32#",
 } as const;
 
@@ -132,6 +139,10 @@ export const PICKED_KEYS: readonly string[] = [
   MessageConst.UNIQ_KEY,
   MessageConst.WAIT,
   MessageConst.DELAY,
+  MessageConst.TIMER_DELIVER_MS,
+  MessageConst.TIMER_DELAY_SEC,
+  MessageConst.TIMER_DELAY_MS,
+  MessageConst.START_DELIVER_TIME,
   MessageConst.TRAN_MSG,
   MessageConst.CLUSTER,
   MessageConst.MSG_REGION,

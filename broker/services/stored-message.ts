@@ -1,0 +1,43 @@
+/**
+ * A parked record turned back into a message to put: what the schedule service (spec broker §9.5
+ * `messageTimeUp`) and the timer service (spec pop-timer-filter §B.5) deliver. Body, flag, sysFlag,
+ * born timestamp and host, store host and reconsume times are the record's; the destination and
+ * the property changes are the caller's; WAIT is false, as both services put without waiting.
+ */
+import { type DecodedRecord, encodeProperties, MessageConst } from "../../src/protocol/message/index.ts";
+import type { MessageToStore } from "../store/message-store.ts";
+
+export interface Redirect {
+  readonly topic: string;
+  readonly queueId: number;
+  readonly set?: Readonly<Record<string, string>>;
+  readonly remove?: readonly string[];
+}
+
+export function messageFromRecord(rec: DecodedRecord, to: Redirect): MessageToStore {
+  const props = new Map(rec.properties);
+  for (const key of to.remove ?? []) props.delete(key);
+  for (const [key, value] of Object.entries(to.set ?? {})) props.set(key, value);
+  props.set(MessageConst.WAIT, "false");
+  return {
+    topic: to.topic,
+    queueId: to.queueId,
+    flag: rec.flag,
+    body: rec.body,
+    properties: props,
+    propertiesString: encodeProperties(props),
+    bornTimestamp: rec.bornTimestamp,
+    bornHost: rec.bornHost,
+    storeHost: rec.storeHost,
+    sysFlag: rec.sysFlag,
+    reconsumeTimes: rec.reconsumeTimes,
+    preparedTransactionOffset: 0,
+  };
+}
+
+/** REAL_QID as Java's Integer.parseInt reads it; undefined when missing or not a queue id. */
+export function realQueueIdOf(rec: DecodedRecord): number | undefined {
+  const text = rec.properties.get(MessageConst.REAL_QID);
+  const n = text === undefined ? Number.NaN : Number(text);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
