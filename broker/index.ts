@@ -28,6 +28,8 @@ import { BrokerRegistration } from "./services/registration.ts";
 import { ScheduleService } from "./services/schedule.ts";
 import type { BrokerService } from "./services/service.ts";
 import { BrokerStats } from "./services/stats.ts";
+import { TimerProgress } from "./services/timer/timer-progress.ts";
+import { TimerService } from "./services/timer/timer-service.ts";
 import { FileMessageStore } from "./store/file-store.ts";
 import type { MessageStore } from "./store/message-store.ts";
 import { parseDelayLevels } from "./store/store-options.ts";
@@ -91,6 +93,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   const topics = new TopicManager(
     {
       ...bc,
+      timerWheelEnable: sc.timerWheelEnable,
       get brokerPermission() {
         return runtime.brokerPermission;
       },
@@ -158,6 +161,17 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       persistIntervalMs: sc.flushDelayOffsetInterval,
       log: log.child({ part: "schedule" }),
     }),
+    ...(sc.timerWheelEnable
+      ? [
+          new TimerService({
+            store,
+            progress: new TimerProgress(root, log),
+            precisionMs: sc.timerPrecisionMs,
+            flushIntervalMs: sc.timerFlushIntervalMs,
+            log: log.child({ part: "timer" }),
+          }),
+        ]
+      : []),
   ];
 
   const ctx: BrokerContext = {

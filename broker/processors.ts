@@ -13,6 +13,7 @@ import { clientManageProcessors } from "./processors/client-manage.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
+import { recallProcessors } from "./processors/recall.ts";
 import { createSendProcessor } from "./processors/send.ts";
 import { sendBackProcessors } from "./processors/send-back.ts";
 import { sendPipeline, sendSteps } from "./processors/send-steps/index.ts";
@@ -48,6 +49,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       [RequestCode.SEND_MESSAGE_V2, send],
       [RequestCode.SEND_BATCH_MESSAGE, send],
       ...sendBackProcessors(ctx, steps),
+      ...recallProcessors(ctx, steps),
     ]),
     ...onLane("pull", [[RequestCode.PULL_MESSAGE, createPullProcessor(ctx)]]),
     ...onLane("query", queryProcessors(ctx)),

@@ -110,9 +110,9 @@ export function dispatchRequestOf(
 /**
  * The ConsumeQueue tags slot of a record. SCHEDULE_TOPIC_XXXX: the delivery time, store time plus
  * the level's delay (unknown level: one second, as Java's computeDeliverTimestamp). The timer
- * topic: its slot time `TIMER_OUT_MS`, negated for a delete entry (`TIMER_DEL_UNIQKEY`), so the
- * timer service rebuilds its index from the queue alone and reads only delete entries' records.
- * Anything else: the hash of `TAGS` (spec §6.2).
+ * topic: its slot time `TIMER_OUT_MS`, negated for a delete entry (`TIMER_DEL_UNIQKEY`), 0 when
+ * missing, so the timer service rebuilds its index from the queue alone and reads only delete
+ * entries' records. Anything else: the hash of `TAGS` (spec §6.2).
  */
 export function tagsCodeFor(
   topic: string,
@@ -125,8 +125,8 @@ export function tagsCodeFor(
     if (delay !== undefined) return storeTimestamp + (delayLevelsMs[Number(delay) - 1] ?? 1000);
   } else if (topic === TIMER_TOPIC) {
     const slot = Number(prop(properties, MessageConst.TIMER_OUT_MS));
-    if (Number.isSafeInteger(slot) && slot > 0)
-      return prop(properties, MessageConst.TIMER_DEL_UNIQKEY) === undefined ? slot : -slot;
+    if (!Number.isSafeInteger(slot) || slot <= 0) return 0;
+    return prop(properties, MessageConst.TIMER_DEL_UNIQKEY) === undefined ? slot : -slot;
   }
   return tagsCodeOf(prop(properties, MessageConst.TAGS));
 }

@@ -27,7 +27,7 @@ export async function sendOk(
   return r.extFields ?? {};
 }
 
-/** Every record of one queue from `offset`, as one pull sees it (no wait). */
+/** Every record of one queue from `offset`, pulled page by page up to the queue's end (no wait). */
 export async function records(
   c: RemotingClient,
   addr: string,
@@ -35,8 +35,18 @@ export async function records(
   queueId = 0,
   offset = 0,
 ): Promise<DecodedRecord[]> {
-  const r = await c.invoke(addr, pullRequest({ group: "IT_READER", topic, queueId, offset, maxMsgNums: 64 }));
-  return r.code === 0 ? decodeRecords(r.body) : [];
+  const out: DecodedRecord[] = [];
+  for (let at = offset; ; ) {
+    const r = await c.invoke(
+      addr,
+      pullRequest({ group: "IT_READER", topic, queueId, offset: at, maxMsgNums: 32 }),
+    );
+    if (r.code !== 0) return out;
+    const page = decodeRecords(r.body);
+    if (page.length === 0) return out;
+    out.push(...page);
+    at = page.at(-1)!.queueOffset + 1;
+  }
 }
 
 /** Waits until the queue holds at least `n` records, then returns them all. */

@@ -50,6 +50,8 @@ export const MessageConst = {
   TIMER_DEQUEUE_MS: "TIMER_DEQUEUE_MS",
   TIMER_ROLL_TIMES: "TIMER_ROLL_TIMES",
   TIMER_DEL_UNIQKEY: "TIMER_DEL_UNIQKEY",
+  /** [5.x] born time a proxy or RECALL_MESSAGE records as a property. */
+  BORN_TIMESTAMP: "BORN_TIMESTAMP",
   /** Aliyun ONS / ali-ons `setStartDeliverTime`: absolute deliver time, epoch ms. */
   START_DELIVER_TIME: "__STARTDELIVERTIME",
   CRC32: "__CRC32#",
