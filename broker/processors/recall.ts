@@ -16,21 +16,14 @@ import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { STORED_STATUSES } from "../services/stored-message.ts";
 import { deleteKeyOf } from "../services/timer/timer-delivery.ts";
 import type { MessageToStore } from "../store/message-store.ts";
-import { PutMessageStatus } from "../store/status.ts";
 import { bornHostOf } from "./send-properties.ts";
 import type { SendPipeline } from "./send-steps/index.ts";
 
 /** The tag Java gives a delete entry made by RECALL_MESSAGE. */
 export const RECALL_MESSAGE_TAG = "_RECALL_TAG_";
-
-const RECALLED: ReadonlySet<string> = new Set([
-  PutMessageStatus.PUT_OK,
-  PutMessageStatus.FLUSH_DISK_TIMEOUT,
-  PutMessageStatus.FLUSH_SLAVE_TIMEOUT,
-  PutMessageStatus.SLAVE_NOT_AVAILABLE,
-]);
 
 export function recallProcessors(ctx: BrokerContext, steps: SendPipeline): ProcessorTableEntry[] {
   const refuse = (code: number, remark: string): never => {
@@ -92,7 +85,8 @@ export function recallProcessors(ctx: BrokerContext, steps: SendPipeline): Proce
             refuse(ResponseCode.SYSTEM_ERROR, "recall failed, execute error"),
           );
           const put = await ctx.store.putMessage(timed);
-          if (!RECALLED.has(put.status)) refuse(ResponseCode.SYSTEM_ERROR, "recall failed, execute error");
+          if (!STORED_STATUSES.has(put.status))
+            refuse(ResponseCode.SYSTEM_ERROR, "recall failed, execute error");
           return answer(
             ResponseCode.SUCCESS,
             null,

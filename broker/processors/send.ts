@@ -25,6 +25,7 @@ import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { STORED_STATUSES } from "../services/stored-message.ts";
 import type { MessageToStore, PutMessageResult } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import { groupOfRetryTopic, isRetryTopic } from "../topics/topic-validator.ts";
@@ -256,14 +257,6 @@ const STATUS_ANSWERS: Partial<Record<PutMessageStatus, [number, string | null]>>
   [PutMessageStatus.UNKNOWN_ERROR]: [ResponseCode.SYSTEM_ERROR, "UNKNOWN_ERROR"],
 };
 
-/** Outcomes where the message is stored and the response header must be filled (spec §1.3). */
-const STORED: ReadonlySet<PutMessageStatus> = new Set([
-  PutMessageStatus.PUT_OK,
-  PutMessageStatus.FLUSH_DISK_TIMEOUT,
-  PutMessageStatus.FLUSH_SLAVE_TIMEOUT,
-  PutMessageStatus.SLAVE_NOT_AVAILABLE,
-]);
-
 function respond(
   ctx: BrokerContext,
   answer: (code: number, remark: string | null, ext?: Record<string, string>) => RemotingCommand,
@@ -282,7 +275,7 @@ function respond(
     );
   }
   const [code, remark] = STATUS_ANSWERS[put.status] ?? [ResponseCode.SYSTEM_ERROR, put.status];
-  if (!put.result || !STORED.has(put.status)) return answer(code, remark);
+  if (!put.result || !STORED_STATUSES.has(put.status)) return answer(code, remark);
   const bytes = messages.reduce((sum, m) => sum + m.body.length, 0);
   const now = Date.now();
   ctx.stats.putNums.add(messages.length, now);

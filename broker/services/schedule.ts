@@ -14,7 +14,7 @@ import type { MessageStore, MessageToStore, QueueUnit } from "../store/message-s
 import { holdsMessage } from "../store/reads.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import type { BrokerService } from "./service.ts";
-import { messageFromRecord, realQueueIdOf } from "./stored-message.ts";
+import { messageFromRecord, PERMANENT_FAILURES, realQueueIdOf } from "./stored-message.ts";
 
 /** Units read per round and level. */
 const ROUND_UNITS_MAX = 64;
@@ -24,12 +24,6 @@ const RETRY_MS = 100;
 const ERROR_RETRY_MS = 10_000;
 /** Arrivals wake an idle level; this poll is only a safety net. */
 const IDLE_POLL_MS = 1000;
-
-/** Put outcomes that can never succeed: the message is dropped (logged) instead of retried forever. */
-const PERMANENT: ReadonlySet<string> = new Set([
-  PutMessageStatus.MESSAGE_ILLEGAL,
-  PutMessageStatus.PROPERTIES_SIZE_EXCEEDED,
-]);
 
 /** Properties a delivered delay-level message loses (REAL_TOPIC / REAL_QID stay, as in Java). */
 const REMOVED_ON_DELIVERY = [
@@ -196,7 +190,7 @@ export class ScheduleService implements BrokerService {
     for (const u of due) {
       const put = puts.get(u);
       const status = put ? await put : PutMessageStatus.PUT_OK;
-      if (status !== PutMessageStatus.PUT_OK && !PERMANENT.has(status)) {
+      if (status !== PutMessageStatus.PUT_OK && !PERMANENT_FAILURES.has(status)) {
         this.o.log.warn(
           { level: l.level, status, offset: u.queueOffset },
           "delayed message not delivered yet",

@@ -4,8 +4,28 @@
  * born timestamp and host, store host and reconsume times are the record's; the destination and
  * the property changes are the caller's; WAIT is false, as both services put without waiting.
  */
-import { type DecodedRecord, encodeProperties, MessageConst } from "../../src/protocol/message/index.ts";
+import {
+  type DecodedRecord,
+  editProperties,
+  encodeProperties,
+  MessageConst,
+} from "../../src/protocol/message/index.ts";
 import type { MessageToStore } from "../store/message-store.ts";
+import { PutMessageStatus } from "../store/status.ts";
+
+/** Put outcomes after which the message is stored, though a flush or a slave may lag (spec §1.3). */
+export const STORED_STATUSES: ReadonlySet<string> = new Set([
+  PutMessageStatus.PUT_OK,
+  PutMessageStatus.FLUSH_DISK_TIMEOUT,
+  PutMessageStatus.FLUSH_SLAVE_TIMEOUT,
+  PutMessageStatus.SLAVE_NOT_AVAILABLE,
+]);
+
+/** Put outcomes no retry can change: a service drops the message (logged) instead of retrying forever. */
+export const PERMANENT_FAILURES: ReadonlySet<string> = new Set([
+  PutMessageStatus.MESSAGE_ILLEGAL,
+  PutMessageStatus.PROPERTIES_SIZE_EXCEEDED,
+]);
 
 export interface Redirect {
   readonly topic: string;
@@ -15,10 +35,7 @@ export interface Redirect {
 }
 
 export function messageFromRecord(rec: DecodedRecord, to: Redirect): MessageToStore {
-  const props = new Map(rec.properties);
-  for (const key of to.remove ?? []) props.delete(key);
-  for (const [key, value] of Object.entries(to.set ?? {})) props.set(key, value);
-  props.set(MessageConst.WAIT, "false");
+  const props = editProperties(rec.properties, { ...to.set, [MessageConst.WAIT]: "false" }, to.remove);
   return {
     topic: to.topic,
     queueId: to.queueId,

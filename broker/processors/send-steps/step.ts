@@ -4,7 +4,7 @@
  * lists; each returns the message unchanged when it does not apply, so a plain send pays only for
  * a few property lookups.
  */
-import { encodeProperties } from "../../../src/protocol/message/index.ts";
+import { editProperties, encodeProperties } from "../../../src/protocol/message/index.ts";
 import type { MessageToStore } from "../../store/message-store.ts";
 
 /** A message a consumer hands back: CONSUMER_SEND_MSG_BACK (spec §9.2) or its fallback send (§9.3). */
@@ -42,9 +42,7 @@ export interface Rewrite {
 
 /** A copy of `msg` with the rewrite applied and its properties string re-encoded. */
 export function rewrite(msg: MessageToStore, change: Rewrite): MessageToStore {
-  const props = new Map(msg.properties);
-  for (const key of change.remove ?? []) props.delete(key);
-  for (const [key, value] of Object.entries(change.set ?? {})) props.set(key, value);
+  const props = editProperties(msg.properties, change.set, change.remove);
   return {
     ...msg,
     topic: change.topic ?? msg.topic,

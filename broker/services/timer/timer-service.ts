@@ -11,9 +11,9 @@ import type { Logger } from "pino";
 import { decodeRecord, MessageConst } from "../../../src/protocol/message/index.ts";
 import { TIMER_TOPIC } from "../../../src/protocol/topic-names.ts";
 import type { MessageStore, MessageToStore, QueueUnit } from "../../store/message-store.ts";
-import { PutMessageStatus } from "../../store/status.ts";
 import type { BrokerService } from "../service.ts";
 import { RateCounter } from "../stats.ts";
+import { PERMANENT_FAILURES, STORED_STATUSES } from "../stored-message.ts";
 import { deleteKeyOfRecord, ENQUEUED_WHEN_DUE, timerDelivery } from "./timer-delivery.ts";
 import { DELETE_MARK, type TimerEntry } from "./timer-heap.ts";
 import { TimerIndex, type TimerRound } from "./timer-index.ts";
@@ -31,19 +31,6 @@ const RETRY_MS = 500;
 const SLEEP_MS_MAX = 1000;
 /** A clean stop delivers what is already due for at most this many rounds before it gives up. */
 const STOP_ROUNDS_MAX = 16;
-
-/** Put outcomes after which the message is stored (spec broker §1.3). */
-const STORED: ReadonlySet<string> = new Set([
-  PutMessageStatus.PUT_OK,
-  PutMessageStatus.FLUSH_DISK_TIMEOUT,
-  PutMessageStatus.FLUSH_SLAVE_TIMEOUT,
-  PutMessageStatus.SLAVE_NOT_AVAILABLE,
-]);
-/** Outcomes that can never succeed: dropped, as Java drops them (§B.4.1 step 4). */
-const PERMANENT: ReadonlySet<string> = new Set([
-  PutMessageStatus.MESSAGE_ILLEGAL,
-  PutMessageStatus.PROPERTIES_SIZE_EXCEEDED,
-]);
 
 export interface TimerServiceOptions {
   readonly store: MessageStore;
@@ -225,8 +212,9 @@ export class TimerService implements BrokerService {
     const retry = new Set<TimerEntry>();
     for (const [e, put] of puts) {
       const status = await put;
-      if (STORED.has(status)) continue;
-      if (PERMANENT.has(status)) {
+      if (STORED_STATUSES.has(status)) continue;
+      // Dropped, as Java drops them (§B.4.1 step 4).
+      if (PERMANENT_FAILURES.has(status)) {
         this.o.log.error(
           { status, queueOffset: e.queueOffset },
           "timer message dropped: the store refuses it",

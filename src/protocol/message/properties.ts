@@ -96,6 +96,18 @@ export function decodeProperties(s: string): Map<string, string> {
   return map;
 }
 
+/** A copy of `props` with the `remove` keys dropped, then the `set` entries put. */
+export function editProperties(
+  props: Iterable<readonly [string, string]>,
+  set: Readonly<Record<string, string>> = {},
+  remove: readonly string[] = [],
+): Map<string, string> {
+  const out = new Map(props);
+  for (const key of remove) out.delete(key);
+  for (const [key, value] of Object.entries(set)) out.set(key, value);
+  return out;
+}
+
 /** The individual keys of a `KEYS` value (space separated; empty parts skipped). */
 export function splitKeys(keys: string | undefined): string[] {
   if (!keys) return [];
