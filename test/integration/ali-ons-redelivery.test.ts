@@ -3,6 +3,7 @@
  * level's delay (ali-ons sends CONSUMER_SEND_MSG_BACK itself), with reconsumeTimes counting up,
  * its own topic and the first delivery's id as originMessageId; one that always throws ends in
  * %DLQ%<group>; a message sent with delayTimeLevel waits that level while others go at once.
+ * A message given a start deliver time (ali-ons' `__STARTDELIVERTIME`) arrives at that time.
  * Levels are seconds here (broker.conf messageDelayLevel) so the tests run in seconds.
  */
 import { expect, test } from "bun:test";
@@ -146,6 +147,28 @@ test("a listener that always throws sees reconsumeTimes 0, 1, 2, then the messag
     });
   } finally {
     await raw.shutdown();
+    await c.close();
+    await p.close();
+  }
+});
+
+test("a message with setStartDeliverTime arrives at that time, never before", async () => {
+  await using rb = await startRocketbun({ brokerConf: { messageDelayLevel } });
+  await createRoutedTopic(rb, "AliTimer", 2);
+  const p = await producer(rb.namesrvAddr);
+  const { c, seen } = await consumer(rb.namesrvAddr, "ALI_TIMER", "AliTimer", () => true);
+  try {
+    const at = Date.now() + 1500;
+    const timed = new AliMessage("AliTimer", "TagT", Buffer.from("at its time"));
+    timed.setStartDeliverTime(at);
+    await p.send(timed);
+    await p.send(new AliMessage("AliTimer", "TagT", Buffer.from("now")));
+    await waitFor("both messages", () => seen.length >= 2, 30_000);
+    expect(seen.map((m) => [m.body, m.body === "now" || m.at >= at])).toEqual([
+      ["now", true],
+      ["at its time", true],
+    ]);
+  } finally {
     await c.close();
     await p.close();
   }

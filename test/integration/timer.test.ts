@@ -5,8 +5,8 @@
  * ones are stored at once; bad values get Java's codes; a delay level wins over them.
  */
 import { describe, expect, test } from "bun:test";
-import { ResponseCode } from "../../src/remoting/index.ts";
-import { createTopic, SERIALIZE_TYPES, sendRequest, startBroker } from "./harness.ts";
+import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
+import { createTopic, json, request, SERIALIZE_TYPES, sendRequest, startBroker, waitFor } from "./harness.ts";
 import { propsOf, records, sendOk, waitRecords } from "./redelivery-support.ts";
 
 /** The promise: a timer is delivered within this many ms after its due time. */
@@ -144,4 +144,21 @@ test("a delay level wins over timer properties, which are removed", async () => 
     props: undefined,
     waited: true,
   });
+});
+
+test("runtime info counts the pending timers and how far the timer queue is read", async () => {
+  await using h = await startBroker();
+  const c = h.client();
+  await createTopic(c, h.addr, "TInfo", 1);
+  for (let i = 0; i < 3; i++) {
+    await sendOk(c, h.addr, { topic: "TInfo", body: `t${i}`, properties: { TIMER_DELAY_SEC: "600" } });
+  }
+  const info = async () => {
+    const r = await c.invoke(h.addr, request(RequestCode.GET_BROKER_RUNTIME_INFO));
+    const t = (json(r.body) as { table: Record<string, string> }).table;
+    return { pending: t.timerCongestNum, behind: t.timerOffsetBehind, late: t.timerReadBehind };
+  };
+  const want = { pending: "3", behind: "0", late: "0" };
+  await waitFor("the three indexed", async () => JSON.stringify(await info()) === JSON.stringify(want));
+  expect(await info()).toEqual(want);
 });
