@@ -246,7 +246,9 @@ export class TimerService implements BrokerService {
       runs.map((run) => this.o.store.readRecords(run.map((e) => [e.phyOffset, e.size] as const))),
     );
     const out = new Map<TimerEntry, Uint8Array | undefined>();
-    runs.forEach((run, i) => run.forEach((e, j) => out.set(e, read[i]![j])));
+    runs.forEach((run, i) => {
+      for (const [j, e] of run.entries()) out.set(e, read[i]![j]);
+    });
     return out;
   }
 
