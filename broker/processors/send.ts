@@ -1,6 +1,7 @@
 /**
  * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) (spec broker §1): check the
- * request, pick the queue, complete the properties, store, and answer with the offset message id.
+ * request, pick the queue, complete the properties, pass a single message through the send steps
+ * (send-steps/: dead letter, delay level, timer), store, and answer with the offset message id.
  * Every send response carries MSG_REGION and TRACE_ON, errors included (spec §1.3).
  */
 import {
