@@ -7,14 +7,14 @@
  * a crash repeats at most the round in flight; a clean stop repeats nothing.
  */
 import type { Logger } from "pino";
-import { decodeRecord, MessageConst } from "../../src/protocol/message/index.ts";
+import { MessageConst } from "../../src/protocol/message/index.ts";
 import { SCHEDULE_TOPIC, TRANS_HALF_TOPIC } from "../../src/protocol/topic-names.ts";
 import type { DelayOffsets } from "../metadata/delay-offsets.ts";
 import type { MessageStore, MessageToStore, QueueUnit } from "../store/message-store.ts";
 import { holdsMessage } from "../store/reads.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import type { BrokerService } from "./service.ts";
-import { messageFromRecord, PERMANENT_FAILURES, realQueueIdOf } from "./stored-message.ts";
+import { messageFromRecord, PERMANENT_FAILURES, readParked, realQueueIdOf } from "./stored-message.ts";
 
 /** Units read per round and level. */
 const ROUND_UNITS_MAX = 64;
@@ -211,12 +211,12 @@ export class ScheduleService implements BrokerService {
       this.o.log.warn({ level: l.level, phyOffset: u.phyOffset }, "delayed message gone from the store");
       return undefined;
     }
-    const rec = decodeRecord(bytes);
+    const rec = readParked(bytes);
     const topic = rec.properties.get(MessageConst.REAL_TOPIC);
     const queueId = realQueueIdOf(rec);
     if (topic === undefined || queueId === undefined || topic === TRANS_HALF_TOPIC) {
       this.o.log.warn(
-        { level: l.level, msgId: rec.msgId, topic },
+        { level: l.level, phyOffset: u.phyOffset, topic },
         "delayed message has no deliverable destination",
       );
       return undefined;

@@ -4,9 +4,9 @@
  * added, TIMER_OUT_MS and the producer's TIMER_* kept (so no step times it again). And the key by
  * which a delete entry cancels it (§B.6.1).
  */
-import { type DecodedRecord, MessageConst } from "../../../src/protocol/message/index.ts";
+import { MessageConst } from "../../../src/protocol/message/index.ts";
 import type { MessageToStore } from "../../store/message-store.ts";
-import { messageFromRecord, realQueueIdOf } from "../stored-message.ts";
+import { messageFromRecord, type ParkedRecord, realQueueIdOf } from "../stored-message.ts";
 
 /** TIMER_ENQUEUE_MS of an entry that was already due when the timer indexed it (Java: Long.MAX_VALUE). */
 export const ENQUEUED_WHEN_DUE = "9223372036854775807";
@@ -17,7 +17,7 @@ export function deleteKeyOf(realTopic: string, uniqKey: string): string {
 }
 
 /** The key a delete entry would name this timed message by; undefined without UNIQ_KEY. */
-export function deleteKeyOfRecord(rec: DecodedRecord): string | undefined {
+export function deleteKeyOfRecord(rec: ParkedRecord): string | undefined {
   const topic = rec.properties.get(MessageConst.REAL_TOPIC);
   const uniq = rec.properties.get(MessageConst.UNIQ_KEY);
   return topic && uniq ? deleteKeyOf(topic, uniq) : undefined;
@@ -25,7 +25,7 @@ export function deleteKeyOfRecord(rec: DecodedRecord): string | undefined {
 
 /** The message to put for a due entry, or undefined when the record names no destination. */
 export function timerDelivery(
-  rec: DecodedRecord,
+  rec: ParkedRecord,
   enqueuedMs: string,
   now: number,
 ): MessageToStore | undefined {

@@ -97,6 +97,11 @@ export class TimerIndex {
     }
   }
 
+  /** Whether any delete entry is pending (the key of a due entry need not be looked up otherwise). */
+  get cancelling(): boolean {
+    return this.cancels.size > 0;
+  }
+
   /** Whether a delete entry naming `key`, due at or after `due`, cancels the entry. */
   isCancelled(key: string | undefined, due: number): boolean {
     return key !== undefined && (this.cancels.get(key) ?? Number.NEGATIVE_INFINITY) >= due;

@@ -8,12 +8,12 @@
  * timers survive a restart and a crash repeats at most the round in flight.
  */
 import type { Logger } from "pino";
-import { decodeRecord, MessageConst } from "../../../src/protocol/message/index.ts";
+import { MessageConst } from "../../../src/protocol/message/index.ts";
 import { TIMER_TOPIC } from "../../../src/protocol/topic-names.ts";
 import type { MessageStore, MessageToStore, QueueUnit } from "../../store/message-store.ts";
 import type { BrokerService } from "../service.ts";
 import { RateCounter } from "../stats.ts";
-import { PERMANENT_FAILURES, STORED_STATUSES } from "../stored-message.ts";
+import { PERMANENT_FAILURES, readParked, STORED_STATUSES } from "../stored-message.ts";
 import { deleteKeyOfRecord, ENQUEUED_WHEN_DUE, timerDelivery } from "./timer-delivery.ts";
 import { DELETE_MARK, type TimerEntry } from "./timer-heap.ts";
 import { TimerIndex, type TimerRound } from "./timer-index.ts";
@@ -149,7 +149,7 @@ export class TimerService implements BrokerService {
     const records = await this.o.store.readRecords(units.map((u) => [u.phyOffset, u.size] as const));
     units.forEach((u, i) => {
       const rec = records[i];
-      const key = rec ? decodeRecord(rec).properties.get(MessageConst.TIMER_DEL_UNIQKEY) : undefined;
+      const key = rec ? readParked(rec).properties.get(MessageConst.TIMER_DEL_UNIQKEY) : undefined;
       if (key !== undefined) keys.set(u.queueOffset, key);
     });
     return keys;
@@ -266,13 +266,14 @@ export class TimerService implements BrokerService {
       );
       return undefined;
     }
-    const rec = decodeRecord(bytes);
-    if (this.index!.isCancelled(deleteKeyOfRecord(rec), e.due)) {
+    const rec = readParked(bytes);
+    const index = this.index!;
+    if (index.cancelling && index.isCancelled(deleteKeyOfRecord(rec), e.due)) {
       this.cancelled++;
       return undefined;
     }
     const msg = timerDelivery(rec, late ? ENQUEUED_WHEN_DUE : String(rec.storeTimestamp), now);
-    if (!msg) this.o.log.warn({ msgId: rec.msgId }, "timer message has no destination");
+    if (!msg) this.o.log.warn({ phyOffset: e.phyOffset }, "timer message has no destination");
     return msg;
   }
 }

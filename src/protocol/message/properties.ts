@@ -108,6 +108,27 @@ export function editProperties(
   return out;
 }
 
+/**
+ * `encodeProperties(editProperties(decodeProperties(s), set, remove))` without the maps: the
+ * entries of `s` not named in `remove` or `set`, as they are, then the `set` entries. Decoding
+ * either string gives the same map.
+ */
+export function editPropertiesString(
+  s: string,
+  set: Readonly<Record<string, string>> = {},
+  remove: readonly string[] = [],
+): string {
+  let out = "";
+  scanProperties(s, (start, sep, end) => {
+    const name = s.slice(start, sep);
+    if (!remove.includes(name) && set[name] === undefined) out += s.slice(start, end) + PROPERTY_SEPARATOR;
+  });
+  for (const [key, value] of Object.entries(set)) {
+    if (key.length > 0 && value.length > 0) out += key + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+  }
+  return out;
+}
+
 /** The individual keys of a `KEYS` value (space separated; empty parts skipped). */
 export function splitKeys(keys: string | undefined): string[] {
   if (!keys) return [];
