@@ -9,7 +9,7 @@
  */
 import pino from "pino";
 import { encodeProperties, MessageConst } from "../src/protocol/message/index.ts";
-import { RemotingClient, type RemotingCommand } from "../src/remoting/index.ts";
+import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { closedLoop } from "./lib/load.ts";
 import { printTable, type Row } from "./lib/report.ts";
 import { createTopic, decodeRecords, ok, pullRequest, sendRequest } from "./lib/requests.ts";
@@ -74,6 +74,16 @@ async function collect(c: RemotingClient, addr: string, topic: string, n: number
   return { lateness: lateness.sort(), first, last };
 }
 
+/** Waits until the timer service has read its queue to the end (runtime info timerOffsetBehind 0). */
+async function indexed(c: RemotingClient, addr: string): Promise<void> {
+  for (;;) {
+    const r = await ok(c.invoke(addr, RemotingCommand.request(RequestCode.GET_BROKER_RUNTIME_INFO)));
+    const table = JSON.parse(new TextDecoder().decode(r.body!)).table as Record<string, string>;
+    if (table.timerOffsetBehind === "0") return;
+    await Bun.sleep(10);
+  }
+}
+
 const srv = await startServer({ name: "bench-timers" });
 const c = new RemotingClient({ name: "bench-timers", log });
 const addr = srv.brokerAddr;
@@ -99,7 +109,7 @@ const scheduleRate = await sendAll(c, addr, TIMERS, (i) =>
   timerRequest("BenchTimer", i % QUEUES, windowStart + Math.floor(Math.random() * WINDOW_MS)),
 );
 const scheduledAt = Date.now();
-await Bun.sleep(500); // let the timer service index the tail of the queue
+await indexed(c, addr);
 const pendingRss = await srv.rssMiB();
 const main = await collect(c, addr, "BenchTimer", TIMERS, Array(QUEUES).fill(0));
 
