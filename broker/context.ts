@@ -51,5 +51,7 @@ export interface BrokerContext {
   readonly onRuntimeChanged: () => void;
   /** ACL 1.0 when aclEnable is on (its requests answer "not enabled" otherwise). */
   readonly acl: PlainAcl | null;
+  /** Keys the broker's services add to GET_BROKER_RUNTIME_INFO (schedule offsets, timer backlog). */
+  readonly runtimeInfo: () => (readonly [string, string])[];
   readonly log: Logger;
 }

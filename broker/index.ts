@@ -22,6 +22,7 @@ import { ServerResources } from "../src/remoting/server-resources.ts";
 import type { ServerTlsOptions } from "../src/remoting/tls-options.ts";
 import type { BrokerContext } from "./context.ts";
 import { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
+import { DelayOffsets } from "./metadata/delay-offsets.ts";
 import { SubscriptionGroups } from "./metadata/subscription-groups.ts";
 import { TopicConfigs } from "./metadata/topic-configs.ts";
 import { brokerProcessorTable, defineBrokerLanes, vipProcessorTable } from "./processors.ts";
@@ -30,9 +31,14 @@ import { LongPollService } from "./services/long-poll.ts";
 import { popServiceOf } from "./services/pop-leases.ts";
 import { RebalanceLocks } from "./services/rebalance-locks.ts";
 import { BrokerRegistration } from "./services/registration.ts";
+import { ScheduleService } from "./services/schedule.ts";
+import type { BrokerService } from "./services/service.ts";
 import { BrokerStats } from "./services/stats.ts";
+import { TimerProgress } from "./services/timer/timer-progress.ts";
+import { TimerService } from "./services/timer/timer-service.ts";
 import { FileMessageStore } from "./store/file-store.ts";
 import type { MessageStore } from "./store/message-store.ts";
+import { parseDelayLevels } from "./store/store-options.ts";
 import { TopicManager } from "./topics/topic-manager.ts";
 
 /** Broker → client notices wait at most this long for a permit (spec remoting §4.5). */
@@ -105,6 +111,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   const topics = new TopicManager(
     {
       ...bc,
+      timerWheelEnable: sc.timerWheelEnable,
       get brokerPermission() {
         return runtime.brokerPermission;
       },
@@ -170,6 +177,29 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       : null;
   const acl = bc.aclEnable ? (deps.acl ?? ownAcl) : null;
 
+  // Background features, started in this order once store and metadata are loaded, stopped in
+  // reverse before the store shuts down.
+  const services: BrokerService[] = [
+    new ScheduleService({
+      store,
+      offsets: new DelayOffsets(root, log),
+      delayLevelsMs: parseDelayLevels(sc.messageDelayLevel),
+      persistIntervalMs: sc.flushDelayOffsetInterval,
+      log: log.child({ part: "schedule" }),
+    }),
+    ...(sc.timerWheelEnable
+      ? [
+          new TimerService({
+            store,
+            progress: new TimerProgress(root, log),
+            precisionMs: sc.timerPrecisionMs,
+            flushIntervalMs: sc.timerFlushIntervalMs,
+            log: log.child({ part: "timer" }),
+          }),
+        ]
+      : []),
+  ];
+
   const ctx: BrokerContext = {
     brokerConfig: bc,
     storeConfig: sc,
@@ -196,6 +226,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     runtimeChanges,
     onRuntimeChanged: () => void registration?.registerAll(),
     acl,
+    runtimeInfo: () => services.flatMap((s) => [...(s.runtimeInfo?.() ?? [])]),
     log,
   };
 
@@ -255,6 +286,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       await store.open();
       await Promise.all([groups.load(), offsets.load()]);
       await topics.load();
+      for (const s of services) await s.start();
       await server.start();
       await vipServer.start();
       warnIfExposed(log, {
@@ -311,6 +343,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();
       await server.stop();
+      for (const s of [...services].reverse()) await s.stop();
       await Promise.all([
         offsets.shutdown(),
         groups.shutdown(),

@@ -17,7 +17,10 @@ import { offsetProcessors } from "./processors/offsets.ts";
 import { createPopProcessor } from "./processors/pop.ts";
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
+import { recallProcessors } from "./processors/recall.ts";
 import { createSendProcessor } from "./processors/send.ts";
+import { sendBackProcessors } from "./processors/send-back.ts";
+import { sendPipeline, sendSteps } from "./processors/send-steps/index.ts";
 
 /** Codes the VIP port does not serve: they fall through to "not supported" there. */
 const MAIN_PORT_ONLY: ReadonlySet<number> = new Set([
@@ -43,12 +46,15 @@ function onLane(lane: string, entries: ProcessorTableEntry[]): ProcessorTableEnt
 }
 
 export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] {
-  const send = createSendProcessor(ctx);
+  const steps = sendPipeline(sendSteps(ctx));
+  const send = createSendProcessor(ctx, steps);
   return [
     ...onLane("send", [
       [RequestCode.SEND_MESSAGE, send],
       [RequestCode.SEND_MESSAGE_V2, send],
       [RequestCode.SEND_BATCH_MESSAGE, send],
+      ...sendBackProcessors(ctx, steps),
+      ...recallProcessors(ctx, steps),
     ]),
     ...onLane("pull", [
       [RequestCode.PULL_MESSAGE, createPullProcessor(ctx)],

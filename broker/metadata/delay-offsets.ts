@@ -5,9 +5,12 @@
 import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
 import { ConfigTable, type ConfigTableOptions } from "./config-table.ts";
+import { type DataVersion, newDataVersion, nextDataVersion, readDataVersion } from "./data-version.ts";
 
 export class DelayOffsets extends ConfigTable {
   readonly table = new Map<number, number>();
+  /** [5.x] written beside the table; moves on with every change. */
+  dataVersion: DataVersion = newDataVersion(this.now());
 
   constructor(
     storePathRootDir: string,
@@ -19,14 +22,15 @@ export class DelayOffsets extends ConfigTable {
   }
 
   protected decode(raw: unknown): void {
-    const r = (raw ?? {}) as { offsetTable?: Record<string, number> };
+    const r = (raw ?? {}) as { offsetTable?: Record<string, number>; dataVersion?: unknown };
     this.table.clear();
     for (const [level, offset] of Object.entries(r.offsetTable ?? {}))
       this.table.set(Number(level), Number(offset));
+    this.dataVersion = readDataVersion(r.dataVersion, this.now());
   }
 
   protected encode(): unknown {
-    return { offsetTable: Object.fromEntries(this.table) };
+    return { offsetTable: Object.fromEntries(this.table), dataVersion: this.dataVersion };
   }
 
   get(level: number): number {
@@ -35,6 +39,7 @@ export class DelayOffsets extends ConfigTable {
 
   set(level: number, offset: number): void {
     this.table.set(level, offset);
+    this.dataVersion = nextDataVersion(this.dataVersion, this.dataVersion.stateVersion, this.now());
     this.markDirty();
   }
 }

@@ -76,6 +76,8 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
     ["timerCongestNum", "0"],
     ["timerEnqueueTps", "0.0"],
     ["timerDequeueTps", "0.0"],
+    // The services' own keys (scheduleMessageOffset_<level>, the timer's) replace the defaults above.
+    ...ctx.runtimeInfo(),
   ]);
 }
 

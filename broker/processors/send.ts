@@ -1,6 +1,7 @@
 /**
  * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) (spec broker §1): check the
- * request, pick the queue, complete the properties, store, and answer with the offset message id.
+ * request, pick the queue, complete the properties, pass a single message through the send steps
+ * (send-steps/: dead letter, delay level, timer), store, and answer with the offset message id.
  * Every send response carries MSG_REGION and TRACE_ON, errors included (spec §1.3).
  */
 import {
@@ -12,35 +13,34 @@ import {
   decodeBatch,
   decodeProperties,
   encodeProperties,
-  type HostAddress,
   MessageConst,
   MessageSysFlag,
   mergeBatchProperties,
-  PICKED_KEYS,
-  PROPERTY_SEPARATOR,
-  PropertiesView,
-  parseHostAddress,
-  pickCanonical,
 } from "../../src/protocol/message/index.ts";
-import { buildTopicSysFlag, DEFAULT_PERM, isWriteable } from "../../src/protocol/route/perm.ts";
-import { NOT_ALLOWED_SEND_TOPICS, topicNameProblem } from "../../src/protocol/topic-names.ts";
+import { encodeRecallHandle } from "../../src/protocol/recall-handle.ts";
+import { buildTopicSysFlag, isWriteable } from "../../src/protocol/route/perm.ts";
+import { NOT_ALLOWED_SEND_TOPICS, TIMER_TOPIC, topicNameProblem } from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { STORED_STATUSES } from "../services/stored-message.ts";
 import type { MessageToStore, PutMessageResult } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
-import { isRetryTopic } from "../topics/topic-validator.ts";
+import { groupOfRetryTopic, isRetryTopic } from "../topics/topic-validator.ts";
 import { redirectOrderedRetry } from "./ordered-retry.ts";
+import { bornHostOf, brokerSuffixOf, storedProperties } from "./send-properties.ts";
+import { createRetryTopic, groupConfigOrThrow, redeliveryOfSend } from "./send-retry.ts";
+import type { SendPipeline } from "./send-steps/index.ts";
 
 /** Java's random queue pick for queueId < 0: random(0..99999998) % writeQueueNums. */
 function randomQueue(writeQueueNums: number): number {
   return Math.floor(Math.random() * 99_999_999) % writeQueueNums;
 }
 
-export function createSendProcessor(ctx: BrokerContext) {
+export function createSendProcessor(ctx: BrokerContext, steps: SendPipeline) {
   const traceOn = String(ctx.brokerConfig.traceOn);
   const regionId = ctx.brokerConfig.regionId;
 
@@ -61,13 +61,15 @@ export function createSendProcessor(ctx: BrokerContext) {
       if (isRetryTopic(header.topic)) header = await redirectOrderedRetry(ctx, header);
       const picked = checkAndPickQueue(ctx, header, rc);
       const queueId = typeof picked === "number" ? picked : await picked;
-      const messages = header.batch
-        ? buildBatch(ctx, header, queueId, request.body, rc)
-        : [buildMessage(ctx, header, queueId, request.body, rc)];
-      const result = header.batch
-        ? await ctx.store.putMessages(messages)
-        : await ctx.store.putMessage(messages[0]!);
-      return respond(ctx, answer, header, queueId, messages, result);
+      if (header.batch) {
+        const batch = buildBatch(ctx, header, queueId, request.body, rc);
+        return respond(ctx, answer, header, queueId, batch, await ctx.store.putMessages(batch));
+      }
+      const built = buildMessage(ctx, header, queueId, request.body, rc);
+      const redelivery = redeliveryOfSend(ctx, header, request.version);
+      const stepped = steps(built, { redelivery, now: Date.now() });
+      const msg = stepped instanceof Promise ? await stepped : stepped;
+      return respond(ctx, answer, header, queueId, [msg], await ctx.store.putMessage(msg));
     } catch (err) {
       if (err instanceof RemotingError) {
         return answer(err.code, err.remark);
@@ -113,11 +115,15 @@ async function createTopicAndPickQueue(
       `request defaultTopicQueueNums[${h.defaultTopicQueueNums}] is illegal, topic[${h.topic}] is not created, producer ${rc.connection.remoteAddress}`,
     );
   }
-  // Java's unit flags: a retry topic is UNIT_SUB, any other topic UNIT.
-  const sysFlag = h.unitMode ? buildTopicSysFlag(!isRetryTopic(h.topic), isRetryTopic(h.topic)) : 0;
-  let topic = await ctx.topics.createInSendMessage(h.topic, h.defaultTopic, h.defaultTopicQueueNums, sysFlag);
-  if (!topic && isRetryTopic(h.topic))
-    topic = await ctx.topics.createIfAbsent(h.topic, 1, DEFAULT_PERM, sysFlag);
+  // A retry topic gets its group's retry queue count (spec §9.3), not the template's.
+  const topic = isRetryTopic(h.topic)
+    ? await createRetryTopic(ctx, h.topic, groupConfigOrThrow(ctx, groupOfRetryTopic(h.topic)), !!h.unitMode)
+    : await ctx.topics.createInSendMessage(
+        h.topic,
+        h.defaultTopic,
+        h.defaultTopicQueueNums,
+        h.unitMode ? buildTopicSysFlag(true, false) : 0,
+      );
   if (!topic) {
     throw new RemotingError(
       ResponseCode.TOPIC_NOT_EXIST,
@@ -146,78 +152,6 @@ function pickQueue(
   return randomQueue(topic.writeQueueNums);
 }
 
-/**
- * Stored properties: the client's plus the broker's own keys (spec §1.4 step 7). Like a 4.9 broker we
- * add no UNIQ_KEY: a client that sent none (ali-ons) reports the offset id as the message id, and
- * consumers then see that same id.
- */
-function completeProperties(ctx: BrokerContext, props: Map<string, string>): Map<string, string> {
-  props.set(MessageConst.CLUSTER, ctx.brokerConfig.brokerClusterName);
-  props.set(MessageConst.MSG_REGION, ctx.brokerConfig.regionId);
-  props.set(MessageConst.TRACE_ON, String(ctx.brokerConfig.traceOn));
-  return props;
-}
-
-/** The broker's keys as `completeProperties` would append them to a map that lacks them. */
-function brokerSuffixOf(ctx: BrokerContext): string {
-  const c = ctx.brokerConfig;
-  const cached = suffixCache.get(ctx);
-  if (
-    cached &&
-    cached.cluster === c.brokerClusterName &&
-    cached.region === c.regionId &&
-    cached.traceOn === c.traceOn
-  ) {
-    return cached.suffix;
-  }
-  const suffix = encodeProperties(completeProperties(ctx, new Map()));
-  suffixCache.set(ctx, { cluster: c.brokerClusterName, region: c.regionId, traceOn: c.traceOn, suffix });
-  return suffix;
-}
-
-/** Per broker: the config values the suffix was built from, so a config change rebuilds it. */
-const suffixCache = new WeakMap<
-  BrokerContext,
-  { cluster: string; region: string; traceOn: boolean; suffix: string }
->();
-
-/**
- * The stored properties of a client's properties string. When the string is canonical (what
- * encodeProperties of its own decoding gives) and lacks the broker's keys, decoding, completing and
- * re-encoding would only append `suffix`; so append it and look keys up in the string. Otherwise
- * take the map route. Both give the same bytes.
- */
-function storedProperties(
-  ctx: BrokerContext,
-  client: string,
-  suffix: string,
-): { properties: ReadonlyMap<string, string>; propertiesString: string } {
-  const picked = pickCanonical(client);
-  if (
-    picked &&
-    picked[CLUSTER_AT] === undefined &&
-    picked[REGION_AT] === undefined &&
-    picked[TRACE_AT] === undefined
-  ) {
-    const joined =
-      client.length === 0 || client.endsWith(PROPERTY_SEPARATOR)
-        ? client + suffix
-        : client + PROPERTY_SEPARATOR + suffix;
-    // An empty config value is dropped by encodeProperties, so the string then has no such key.
-    const c = ctx.brokerConfig;
-    picked[CLUSTER_AT] = c.brokerClusterName || undefined;
-    picked[REGION_AT] = c.regionId || undefined;
-    picked[TRACE_AT] = String(c.traceOn);
-    return { properties: new PropertiesView(joined, picked), propertiesString: joined };
-  }
-  const props = completeProperties(ctx, decodeProperties(client));
-  return { properties: props, propertiesString: encodeProperties(props) };
-}
-
-const CLUSTER_AT = PICKED_KEYS.indexOf(MessageConst.CLUSTER);
-const REGION_AT = PICKED_KEYS.indexOf(MessageConst.MSG_REGION);
-const TRACE_AT = PICKED_KEYS.indexOf(MessageConst.TRACE_ON);
-
 function rejectUnsupported(ctx: BrokerContext, props: ReadonlyMap<string, string>, sysFlag: number): void {
   const prepared = (sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0;
   if (props.get(MessageConst.TRAN_MSG)?.toLowerCase() === "true" || prepared) {
@@ -229,22 +163,6 @@ function rejectUnsupported(ctx: BrokerContext, props: ReadonlyMap<string, string
     );
   }
 }
-
-/** The producer's address as a record host, parsed once per connection. */
-function bornHostOf(rc: RequestContext): HostAddress {
-  const cached = rc.connection.attributes.get(BORN_HOST);
-  if (cached) return cached as HostAddress;
-  let host: HostAddress;
-  try {
-    host = parseHostAddress(rc.connection.remoteAddress);
-  } catch {
-    host = parseHostAddress("127.0.0.1:0");
-  }
-  rc.connection.attributes.set(BORN_HOST, host);
-  return host;
-}
-
-const BORN_HOST = "send.bornHost";
 
 function buildMessage(
   ctx: BrokerContext,
@@ -342,14 +260,6 @@ const STATUS_ANSWERS: Partial<Record<PutMessageStatus, [number, string | null]>>
   [PutMessageStatus.UNKNOWN_ERROR]: [ResponseCode.SYSTEM_ERROR, "UNKNOWN_ERROR"],
 };
 
-/** Outcomes where the message is stored and the response header must be filled (spec §1.3). */
-const STORED: ReadonlySet<PutMessageStatus> = new Set([
-  PutMessageStatus.PUT_OK,
-  PutMessageStatus.FLUSH_DISK_TIMEOUT,
-  PutMessageStatus.FLUSH_SLAVE_TIMEOUT,
-  PutMessageStatus.SLAVE_NOT_AVAILABLE,
-]);
-
 function respond(
   ctx: BrokerContext,
   answer: (code: number, remark: string | null, ext?: Record<string, string>) => RemotingCommand,
@@ -368,7 +278,7 @@ function respond(
     );
   }
   const [code, remark] = STATUS_ANSWERS[put.status] ?? [ResponseCode.SYSTEM_ERROR, put.status];
-  if (!put.result || !STORED.has(put.status)) return answer(code, remark);
+  if (!put.result || !STORED_STATUSES.has(put.status)) return answer(code, remark);
   const bytes = messages.reduce((sum, m) => sum + m.body.length, 0);
   const now = Date.now();
   ctx.stats.putNums.add(messages.length, now);
@@ -378,6 +288,25 @@ function respond(
     queueId,
     queueOffset: put.result.queueOffset,
     transactionId: h.batch ? undefined : messages[0]?.properties.get(MessageConst.UNIQ_KEY),
+    recallHandle: h.batch ? undefined : recallHandleOf(ctx, messages[0]!),
   });
   return answer(code, remark, ext);
+}
+
+/**
+ * The handle RECALL_MESSAGE takes back (spec pop-timer-filter §B.6.2), for a message the timer
+ * holds; not for retry copies, nor for a message without UNIQ_KEY (nothing to name it by).
+ */
+function recallHandleOf(ctx: BrokerContext, msg: MessageToStore): string | undefined {
+  if (msg.topic !== TIMER_TOPIC) return undefined;
+  const slot = Number(msg.properties.get(MessageConst.TIMER_OUT_MS));
+  const realTopic = msg.properties.get(MessageConst.REAL_TOPIC);
+  const uniqKey = msg.properties.get(MessageConst.UNIQ_KEY);
+  if (!realTopic || !uniqKey || isRetryTopic(realTopic) || !Number.isSafeInteger(slot)) return undefined;
+  return encodeRecallHandle({
+    topic: realTopic,
+    brokerName: ctx.brokerConfig.brokerName,
+    timestamp: String(slot + 1),
+    messageId: uniqKey,
+  });
 }

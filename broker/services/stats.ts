@@ -4,7 +4,7 @@
  */
 const WINDOW_SECONDS = 60;
 
-class RateCounter {
+export class RateCounter {
   total = 0;
   private readonly ring = new Float64Array(WINDOW_SECONDS);
   private second = Math.floor(Date.now() / 1000);

@@ -11,7 +11,7 @@ import {
   recordLayout,
   tagsCodeOf,
 } from "../../src/protocol/message/index.ts";
-import { SCHEDULE_TOPIC } from "../../src/protocol/topic-names.ts";
+import { SCHEDULE_TOPIC, TIMER_TOPIC } from "../../src/protocol/topic-names.ts";
 
 export interface DispatchRequest {
   readonly topic: string;
@@ -28,8 +28,8 @@ export interface DispatchRequest {
   readonly properties: ReadonlyMap<string, string>;
 }
 
-/** Topic whose ConsumeQueue tags slot holds the delivery time (spec §9.5). */
-export { SCHEDULE_TOPIC };
+/** Topics whose ConsumeQueue tags slot holds a time rather than a tag hash (spec §9.5). */
+export { SCHEDULE_TOPIC, TIMER_TOPIC };
 
 const utf8 = new TextDecoder();
 
@@ -90,11 +90,7 @@ export function dispatchRequestOf(
   properties: ReadonlyMap<string, string>,
   delayLevelsMs: readonly number[],
 ): DispatchRequest {
-  let tagsCode = tagsCodeOf(prop(properties, MessageConst.TAGS));
-  if (topic === SCHEDULE_TOPIC) {
-    const delay = prop(properties, MessageConst.DELAY);
-    if (delay !== undefined) tagsCode = storeTimestamp + (delayLevelsMs[Number(delay) - 1] ?? 1000);
-  }
+  const tagsCode = tagsCodeFor(topic, properties, storeTimestamp, delayLevelsMs);
   return {
     topic,
     queueId,
@@ -109,4 +105,28 @@ export function dispatchRequestOf(
     preparedTransactionOffset,
     properties,
   };
+}
+
+/**
+ * The ConsumeQueue tags slot of a record. SCHEDULE_TOPIC_XXXX: the delivery time, store time plus
+ * the level's delay (unknown level: one second, as Java's computeDeliverTimestamp). The timer
+ * topic: its slot time `TIMER_OUT_MS`, negated for a delete entry (`TIMER_DEL_UNIQKEY`), 0 when
+ * missing, so the timer service rebuilds its index from the queue alone and reads only delete
+ * entries' records. Anything else: the hash of `TAGS` (spec §6.2).
+ */
+export function tagsCodeFor(
+  topic: string,
+  properties: ReadonlyMap<string, string>,
+  storeTimestamp: number,
+  delayLevelsMs: readonly number[],
+): number {
+  if (topic === SCHEDULE_TOPIC) {
+    const delay = prop(properties, MessageConst.DELAY);
+    if (delay !== undefined) return storeTimestamp + (delayLevelsMs[Number(delay) - 1] ?? 1000);
+  } else if (topic === TIMER_TOPIC) {
+    const slot = Number(prop(properties, MessageConst.TIMER_OUT_MS));
+    if (!Number.isSafeInteger(slot) || slot <= 0) return 0;
+    return prop(properties, MessageConst.TIMER_DEL_UNIQKEY) === undefined ? slot : -slot;
+  }
+  return tagsCodeOf(prop(properties, MessageConst.TAGS));
 }

@@ -22,10 +22,17 @@ import type {
   MessageToStore,
   PutMessageResult,
   QueryMessageResult,
+  QueueUnit,
   StoreRuntimeStats,
 } from "./message-store.ts";
 import { prepareForStore, sameQueue, waitStoreMsgOk } from "./put-message.ts";
-import { getMessageFrom, type LogView, offsetByTime, recordStoreTimestamp } from "./reads.ts";
+import {
+  getMessageFrom,
+  type LogView,
+  offsetByTime,
+  readQueueUnitsOf,
+  recordStoreTimestamp,
+} from "./reads.ts";
 import { RecordReader } from "./record-reader.ts";
 import { type RecoveryReport, recover } from "./recovery.ts";
 import { runRetention, statfsUsedPercent } from "./retention.ts";
@@ -387,6 +394,14 @@ export class FileMessageStore implements MessageStore {
   async getEarliestMessageTimeInStore(): Promise<number> {
     const rec = await this.lookMessageByOffset(this.cl.minOffset);
     return rec ? recordStoreTimestamp(rec) : -1;
+  }
+
+  readQueueUnits(topic: string, queueId: number, offset: number, max: number): Promise<QueueUnit[]> {
+    return readQueueUnitsOf(this.cqs.find(topic, queueId), offset, max);
+  }
+
+  readRecords(spans: readonly (readonly [number, number])[]): Promise<(Uint8Array | undefined)[]> {
+    return this.reader.readRecords(spans);
   }
 
   lookMessageByOffset(phyOffset: number): Promise<Uint8Array | undefined> {

@@ -10,14 +10,13 @@ import {
   type PreparedRecord,
   readI64,
   splitKeys,
-  tagsCodeOf,
   writeI64,
   writeRecord,
 } from "../../src/protocol/message/index.ts";
 import { AppendResult } from "./append-result.ts";
 import { CQ_UNIT, CQ_UNIT_BYTES } from "./consume-queue.ts";
 import type { MessageArrivedListener } from "./dispatch.ts";
-import { SCHEDULE_TOPIC } from "./dispatch-request.ts";
+import { tagsCodeFor } from "./dispatch-request.ts";
 import type {
   GetMessageResult,
   MessageFilter,
@@ -25,10 +24,11 @@ import type {
   MessageToStore,
   PutMessageResult,
   QueryMessageResult,
+  QueueUnit,
   StoreRuntimeStats,
 } from "./message-store.ts";
 import { prepareForStore, sameQueue } from "./put-message.ts";
-import { getMessageFrom, offsetByTime, recordStoreTimestamp } from "./reads.ts";
+import { getMessageFrom, offsetByTime, readQueueUnitsOf, recordStoreTimestamp } from "./reads.ts";
 import { BoundaryType, PutMessageStatus } from "./status.ts";
 import { DEFAULT_STORE_OPTIONS, parseDelayLevels, type StoreOptions } from "./store-options.ts";
 
@@ -153,11 +153,7 @@ export class MemoryMessageStore implements MessageStore {
     q: MemoryQueue,
   ): void {
     const d = decodeRecord(rec);
-    let tagsCode = tagsCodeOf(d.properties.get(MessageConst.TAGS));
-    const delay = d.properties.get(MessageConst.DELAY);
-    if (d.topic === SCHEDULE_TOPIC && delay !== undefined) {
-      tagsCode = d.storeTimestamp + (this.delayLevels[Number(delay) - 1] ?? 1000);
-    }
+    const tagsCode = tagsCodeFor(d.topic, d.properties, d.storeTimestamp, this.delayLevels);
     const uniq = d.properties.get(MessageConst.UNIQ_KEY);
     for (const k of [...(uniq ? [uniq] : []), ...splitKeys(d.properties.get(MessageConst.KEYS))]) {
       const key = `${d.topic}#${k}`;
@@ -231,6 +227,17 @@ export class MemoryMessageStore implements MessageStore {
   async getEarliestMessageTimeInStore(): Promise<number> {
     const rec = this.records.get(0);
     return rec ? recordStoreTimestamp(rec) : -1;
+  }
+
+  async readQueueUnits(topic: string, queueId: number, offset: number, max: number): Promise<QueueUnit[]> {
+    return readQueueUnitsOf(this.queue(topic, queueId, false), offset, max);
+  }
+
+  async readRecords(spans: readonly (readonly [number, number])[]): Promise<(Uint8Array | undefined)[]> {
+    return spans.map(([p, size]) => {
+      const rec = this.records.get(p);
+      return rec?.length === size ? rec : undefined;
+    });
   }
 
   async lookMessageByOffset(phyOffset: number): Promise<Uint8Array | undefined> {

@@ -59,6 +59,15 @@ export interface GetMessageResult {
   readonly suggestPullingFromSlave: boolean;
 }
 
+/** One consume-queue unit (spec §6.1) and the queue offset it sits at. */
+export interface QueueUnit {
+  readonly queueOffset: number;
+  readonly phyOffset: number;
+  readonly size: number;
+  /** The tag hash; the delivery time in SCHEDULE_TOPIC_XXXX, the due time in rmq_sys_wheel_timer. */
+  readonly tagsCode: number;
+}
+
 export interface QueryMessageResult {
   readonly messages: Uint8Array[];
   readonly indexLastUpdateTimestamp: number;
@@ -111,6 +120,13 @@ export interface MessageStore {
   getEarliestMessageTime(topic: string, queueId: number): Promise<number>;
   /** Store time of the oldest message in the CommitLog, -1 if none. */
   getEarliestMessageTimeInStore(): Promise<number>;
+  /**
+   * Up to `max` units of a consume queue from `offset` (fewer at a file end; from the queue's min
+   * offset if `offset` is below it), fillers included, for services that read a queue's tags slot.
+   */
+  readQueueUnits(topic: string, queueId: number, offset: number, max: number): Promise<QueueUnit[]>;
+  /** Records at (phyOffset, size) pairs, undefined where one is gone; nearby ones in one read. */
+  readRecords(spans: readonly (readonly [number, number])[]): Promise<(Uint8Array | undefined)[]>;
   /** The stored record at a physical offset (VIEW_MESSAGE_BY_ID). */
   lookMessageByOffset(phyOffset: number): Promise<Uint8Array | undefined>;
   /** QUERY_MESSAGE by key or UNIQ_KEY through the index (spec §6.4, §8.4). */

@@ -4,7 +4,7 @@
  */
 import { readI64, storeTimestampPosition } from "../../src/protocol/message/index.ts";
 import { CQ_UNIT, CQ_UNIT_BYTES, FILLER_SIZE } from "./consume-queue.ts";
-import type { GetMessageResult, MessageFilter } from "./message-store.ts";
+import type { GetMessageResult, MessageFilter, QueueUnit } from "./message-store.ts";
 import { BoundaryType, GetMessageStatus } from "./status.ts";
 
 /** A logical queue as the read path sees it. */
@@ -97,6 +97,37 @@ export async function getMessageFrom(
   if (messages.length > 0) return result(GetMessageStatus.FOUND, next, minOffset, maxOffset, messages);
   const status = removing ? GetMessageStatus.MESSAGE_WAS_REMOVING : GetMessageStatus.NO_MATCHED_MESSAGE;
   return result(status, next, minOffset, maxOffset);
+}
+
+/**
+ * The units of `readUnits(offset, max)` as objects, for broker services that act on a queue's tags
+ * slot: the schedule topic's delivery time (spec §9.5), the timer topic's due time. Fillers are
+ * included, so a reader always moves past them; `holdsMessage` tells them apart.
+ */
+export async function readQueueUnitsOf(
+  queue: QueueView | undefined,
+  offset: number,
+  max: number,
+): Promise<QueueUnit[]> {
+  if (!queue) return [];
+  const from = Math.max(offset, queue.minOffset);
+  const units = await queue.readUnits(from, max);
+  const dv = new DataView(units.buffer, units.byteOffset, units.byteLength);
+  const out: QueueUnit[] = [];
+  for (let at = 0, i = 0; at + CQ_UNIT_BYTES <= units.length; at += CQ_UNIT_BYTES, i++) {
+    out.push({
+      queueOffset: from + i,
+      phyOffset: readI64(dv, at + CQ_UNIT.phyOffset[0]),
+      size: dv.getInt32(at + CQ_UNIT.size[0]),
+      tagsCode: readI64(dv, at + CQ_UNIT.tagsCode[0]),
+    });
+  }
+  return out;
+}
+
+/** A unit that points at a message: not a filler, not a unit left invalid by a cut. */
+export function holdsMessage(u: QueueUnit): boolean {
+  return u.size > 0 && u.size !== FILLER_SIZE && u.phyOffset >= 0;
 }
 
 /** Store time recorded in a stored record. */

@@ -15,6 +15,7 @@ import {
   OFFSET_MOVED_EVENT,
   SCHEDULE_TOPIC,
   SELF_TEST_TOPIC,
+  TIMER_TOPIC,
 } from "../../src/protocol/topic-names.ts";
 import type { TopicConfigs } from "../metadata/topic-configs.ts";
 import { BENCHMARK_TOPIC, isSystemTopic, TRACE_TOPIC } from "./topic-validator.ts";
@@ -27,6 +28,8 @@ export interface TopicManagerOptions {
   clusterTopicEnable: boolean;
   brokerTopicEnable: boolean;
   traceTopicEnable: boolean;
+  /** Creates the timer topic, `rmq_sys_wheel_timer` (spec pop-timer-filter §B.8). */
+  timerWheelEnable?: boolean;
   /** Topics are registered with at most this permission (brokerPermission). */
   brokerPermission: number;
 }
@@ -80,6 +83,7 @@ export class TopicManager {
       );
     }
     if (o.traceTopicEnable) system.push(topicConfig(TRACE_TOPIC, { readQueueNums: 1, writeQueueNums: 1 }));
+    if (o.timerWheelEnable) system.push(topicConfig(TIMER_TOPIC, { readQueueNums: 1, writeQueueNums: 1 }));
     for (const tc of system) {
       this.systemNames.add(tc.topicName);
       if (!this.table.get(tc.topicName)) this.table.put(tc);

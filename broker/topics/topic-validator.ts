@@ -4,6 +4,7 @@
  */
 import {
   AUTO_CREATE_TOPIC_KEY_TOPIC,
+  DLQ_GROUP_TOPIC_PREFIX,
   NOT_ALLOWED_SEND_TOPICS,
   RETRY_GROUP_TOPIC_PREFIX,
 } from "../../src/protocol/topic-names.ts";
@@ -25,6 +26,18 @@ export function isRetryTopic(topic: string): boolean {
 export function retryTopicOf(group: string): string {
   return RETRY_GROUP_TOPIC_PREFIX + group;
 }
+
+/** The group a `%RETRY%<group>` topic belongs to (Java's KeyBuilder.parseGroup). */
+export function groupOfRetryTopic(topic: string): string {
+  return topic.slice(RETRY_GROUP_TOPIC_PREFIX.length);
+}
+
+export function dlqTopicOf(group: string): string {
+  return DLQ_GROUP_TOPIC_PREFIX + group;
+}
+
+/** Dead-letter topics have one queue (Java's DLQ_NUMS_PER_GROUP). */
+export const DLQ_QUEUE_NUMS = 1;
 
 /** System topics: fixed names, `rmq_sys_` names, and names the broker adds at start (cluster, broker). */
 export function isSystemTopic(topic: string, extra: ReadonlySet<string> = new Set()): boolean {

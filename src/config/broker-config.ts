@@ -106,6 +106,11 @@ export const brokerConfig = defineSection(
     msgTraceTopicName: { type: "string", default: DEFAULT_TRACE_TOPIC, important: true, doc: "trace topic" },
     regionId: { type: "string", default: DEFAULT_REGION_ID, doc: "returned in send responses (MSG_REGION)" },
     traceOn: { type: "bool", default: true, doc: "returned in send responses (TRACE_ON)" },
+    recallMessageEnable: {
+      type: "bool",
+      default: false,
+      doc: "serve RECALL_MESSAGE (370): cancel a pending timer message by its recall handle",
+    },
     registerNameServerPeriod: {
       type: "int",
       default: DEFAULT_REGISTER_NAME_SERVER_PERIOD_MS,

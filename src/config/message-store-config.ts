@@ -26,6 +26,12 @@ export const storePathRootDirUnder = (home: string): string => join(home, "store
 const NO_EFFECT = "accepted for compatibility with RocketMQ files; no effect in RocketBun";
 const ms = { min: 1 } as const;
 
+/**
+ * Apache rounds timer due times to whole seconds (timerPrecisionMs 1000); RocketBun keeps them to
+ * the millisecond by default, so a timer fires within the timer service's wake-up latency.
+ */
+export const DEFAULT_TIMER_PRECISION_MS = 1;
+
 export const messageStoreConfig = defineSection(
   "messageStoreConfig",
   {
@@ -253,8 +259,24 @@ export const messageStoreConfig = defineSection(
     warmMapedFileEnable: { type: "bool", default: false, doc: "pre-touch new commit log segments" },
     timerWheelEnable: { type: "bool", default: true, doc: "accept timer (5.x delayed) messages" },
     timerMaxDelaySec: { type: "int", default: 3 * 24 * 3600, min: 1, doc: "longest timer delay, seconds" },
-    timerPrecisionMs: { type: "int", default: 1000, ...ms, doc: "timer wheel slot width" },
-    timerFlushIntervalMs: { type: "int", default: 1000, ...ms, doc: "ms between timer log flushes" },
+    timerPrecisionMs: {
+      type: "int",
+      default: DEFAULT_TIMER_PRECISION_MS,
+      ...ms,
+      doc: "timer due times are rounded up to this (Apache: 1000; 1 = deliver at the due ms)",
+    },
+    timerFlushIntervalMs: {
+      type: "int",
+      default: 1000,
+      ...ms,
+      doc: "longest ms between timer progress writes when idle",
+    },
+    flushDelayOffsetInterval: {
+      type: "int",
+      default: 10_000,
+      ...ms,
+      doc: "longest ms between delayOffset.json writes when idle",
+    },
   },
   { ignoredKeys: MESSAGE_STORE_CONFIG_IGNORED_KEYS },
 );

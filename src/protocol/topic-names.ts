@@ -9,6 +9,8 @@ export const DLQ_GROUP_TOPIC_PREFIX = "%DLQ%";
 export const AUTO_CREATE_TOPIC_KEY_TOPIC = "TBW102";
 /** Where delay-level messages wait (one queue per level). */
 export const SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX";
+/** Where RocketMQ 5 timer messages wait, queue 0 (spec pop-timer-filter §B.2 step 9). */
+export const TIMER_TOPIC = "rmq_sys_wheel_timer";
 export const SELF_TEST_TOPIC = "SELF_TEST_TOPIC";
 export const OFFSET_MOVED_EVENT = "OFFSET_MOVED_EVENT";
 export const TRANS_HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
@@ -30,6 +32,9 @@ export const NOT_ALLOWED_SEND_TOPICS: ReadonlySet<string> = new Set([
   TRANS_CHECK_MAX_TIME_TOPIC,
   SELF_TEST_TOPIC,
   OFFSET_MOVED_EVENT,
+  // Not in Java's set, but a record sent there would be delivered by the timer service to whatever
+  // REAL_TOPIC it names: only the broker's own send path may put into it.
+  TIMER_TOPIC,
 ]);
 
 /** A problem with the topic name, in Java's words, or null when the name is legal. */

@@ -55,5 +55,7 @@ export const SendMessageResponseHeader = defineHeader({
   queueOffset: field.long(),
   transactionId: field.string().optional(),
   batchUniqId: field.string().optional(),
+  /** 5.3: handle for RECALL_MESSAGE (370), on timer messages only (spec pop-timer-filter §B.6.2). */
+  recallHandle: field.string().optional(),
 });
 export type SendMessageResponseHeader = HeaderOf<typeof SendMessageResponseHeader.fields>;

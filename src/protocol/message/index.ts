@@ -6,6 +6,7 @@ export * from "./batch.ts";
 export * from "./crc32.ts";
 export * from "./host-address.ts";
 export * from "./java-hash.ts";
+export * from "./java-number.ts";
 export * from "./message-id.ts";
 export * from "./properties.ts";
 export * from "./record.ts";

@@ -45,6 +45,15 @@ export const MessageConst = {
   TIMER_DELIVER_MS: "TIMER_DELIVER_MS",
   TIMER_DELAY_SEC: "TIMER_DELAY_SEC",
   TIMER_DELAY_MS: "TIMER_DELAY_MS",
+  TIMER_OUT_MS: "TIMER_OUT_MS",
+  TIMER_ENQUEUE_MS: "TIMER_ENQUEUE_MS",
+  TIMER_DEQUEUE_MS: "TIMER_DEQUEUE_MS",
+  TIMER_ROLL_TIMES: "TIMER_ROLL_TIMES",
+  TIMER_DEL_UNIQKEY: "TIMER_DEL_UNIQKEY",
+  /** [5.x] born time a proxy or RECALL_MESSAGE records as a property. */
+  BORN_TIMESTAMP: "BORN_TIMESTAMP",
+  /** Aliyun ONS / ali-ons `setStartDeliverTime`: absolute deliver time, epoch ms. */
+  START_DELIVER_TIME: "__STARTDELIVERTIME",
   CRC32: "__CRC32#",
 } as const;
 
@@ -85,6 +94,39 @@ export function decodeProperties(s: string): Map<string, string> {
   const map = new Map<string, string>();
   scanProperties(s, (start, sep, end) => map.set(s.slice(start, sep), s.slice(sep + 1, end)));
   return map;
+}
+
+/** A copy of `props` with the `remove` keys dropped, then the `set` entries put. */
+export function editProperties(
+  props: Iterable<readonly [string, string]>,
+  set: Readonly<Record<string, string>> = {},
+  remove: readonly string[] = [],
+): Map<string, string> {
+  const out = new Map(props);
+  for (const key of remove) out.delete(key);
+  for (const [key, value] of Object.entries(set)) out.set(key, value);
+  return out;
+}
+
+/**
+ * `encodeProperties(editProperties(decodeProperties(s), set, remove))` without the maps: the
+ * entries of `s` not named in `remove` or `set`, as they are, then the `set` entries. Decoding
+ * either string gives the same map.
+ */
+export function editPropertiesString(
+  s: string,
+  set: Readonly<Record<string, string>> = {},
+  remove: readonly string[] = [],
+): string {
+  let out = "";
+  scanProperties(s, (start, sep, end) => {
+    const name = s.slice(start, sep);
+    if (!remove.includes(name) && set[name] === undefined) out += s.slice(start, end) + PROPERTY_SEPARATOR;
+  });
+  for (const [key, value] of Object.entries(set)) {
+    if (key.length > 0 && value.length > 0) out += key + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+  }
+  return out;
 }
 
 /** The individual keys of a `KEYS` value (space separated; empty parts skipped). */
@@ -132,6 +174,10 @@ export const PICKED_KEYS: readonly string[] = [
   MessageConst.UNIQ_KEY,
   MessageConst.WAIT,
   MessageConst.DELAY,
+  MessageConst.TIMER_DELIVER_MS,
+  MessageConst.TIMER_DELAY_SEC,
+  MessageConst.TIMER_DELAY_MS,
+  MessageConst.START_DELIVER_TIME,
   MessageConst.TRAN_MSG,
   MessageConst.CLUSTER,
   MessageConst.MSG_REGION,
