@@ -29,6 +29,7 @@ import {
   UNIQUE_KEY_QUERY,
   ViewMessageRequestHeader,
 } from "../protocol/headers/query.ts";
+import { ConsumerSendMsgBackRequestHeader } from "../protocol/headers/redelivery.ts";
 import { jsonBytes, parseJson } from "../protocol/json/index.ts";
 import {
   type ExtFields,
@@ -37,7 +38,6 @@ import {
   RequestCode,
   ResponseCode,
 } from "../remoting/index.ts";
-import { ConsumerSendMsgBackRequestHeader } from "./client-headers.ts";
 import { decodeAnswer, MQClientError, toClientError } from "./errors.ts";
 import { decodeMessages, type MessageExt } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";

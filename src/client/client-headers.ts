@@ -1,16 +1,6 @@
 /** Request headers the client needs that src/protocol/headers does not declare (spec broker §9.2, §8.4). */
 import { defineHeader, field } from "../remoting/custom-header.ts";
 
-export const ConsumerSendMsgBackRequestHeader = defineHeader({
-  offset: field.long(),
-  group: field.string(),
-  delayLevel: field.int(),
-  originMsgId: field.string().optional(),
-  originTopic: field.string().optional(),
-  unitMode: field.bool().optional(),
-  maxReconsumeTimes: field.int().optional(),
-});
-
 export const GetMaxOffsetRequestHeader = defineHeader({
   topic: field.string(),
   queueId: field.int(),
