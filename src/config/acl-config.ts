@@ -86,6 +86,8 @@ export const authConfig = defineSection("authConfig", {
   innerClientAuthenticationCredentials: {
     type: "string",
     default: "",
+    // It holds a secret key: -p says it is set without printing it (Java prints it).
+    secret: true,
     check: (value) => {
       if (value === "") return undefined;
       const read = readInnerCredentials(value);

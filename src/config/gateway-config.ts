@@ -48,7 +48,12 @@ export const gatewayConfig = defineSection("gatewayConfig", {
     default: "",
     doc: "ACL 1.0 access key the gateway signs broker and NameServer requests with (brokers with aclEnable)",
   },
-  gatewaySecretKey: { type: "string", default: "", doc: "secret key paired with gatewayAccessKey" },
+  gatewaySecretKey: {
+    type: "string",
+    default: "",
+    secret: true,
+    doc: "secret key paired with gatewayAccessKey",
+  },
   gatewayApiKeysFile: {
     type: "string",
     default: "",

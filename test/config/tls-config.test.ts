@@ -134,6 +134,19 @@ describe("keys", () => {
     expect(text.split("\n")).toContain("tls.client.keyPassword=");
   });
 
+  test("-p prints neither the gateway's secret key nor the broker's inner credentials, only that they are set", async () => {
+    const gateway = await conf("gatewayAccessKey=GatewayKey01\ngatewaySecretKey=hush-gateway-1\n");
+    const gatewayText = formatConfig((await load("gateway", { file: gateway })).sections);
+    expect(gatewayText).not.toContain("hush-gateway-1");
+    expect(gatewayText.split("\n")).toContain("# gatewaySecretKey=(set, not printed)");
+    const broker = await conf(
+      'innerClientAuthenticationCredentials={"accessKey":"BrokerAcct1","secretKey":"hush-broker-1"}\n',
+    );
+    const brokerText = formatConfig((await load("broker", { file: broker })).sections);
+    expect(brokerText).not.toContain("hush-broker-1");
+    expect(brokerText.split("\n")).toContain("# innerClientAuthenticationCredentials=(set, not printed)");
+  });
+
   test("no run-time change (UPDATE_BROKER_CONFIG, UPDATE_NAMESRV_CONFIG, the changes files) may name a TLS key", () => {
     expect(TLS_KEYS.filter((k) => !BROKER_PATH_KEYS.includes(k) || !NAMESRV_PATH_KEYS.includes(k))).toEqual(
       [],
