@@ -53,7 +53,10 @@ export function redeliveryOfSend(
   return {
     group,
     maxReconsumeTimes: fromHeader ?? config.retryMaxTimes,
-    deadLetterNow: false,
+    // [5.x] A group holding unexpired queue locks consumes orderly and retries in place: what it
+    // sends to its retry topic ran out of attempts, and in the retry topic it would be consumed
+    // again (Java's handleRetryAndDLQ, sendRetryMessageToDeadLetterQueueDirectly; spec §9.3).
+    deadLetterNow: !ctx.locks.isLockAllExpired(group),
     deadLetterDelay: "-1",
   };
 }

@@ -30,7 +30,6 @@ import { STORED_STATUSES } from "../services/stored-message.ts";
 import type { MessageToStore, PutMessageResult } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import { groupOfRetryTopic, isRetryTopic } from "../topics/topic-validator.ts";
-import { redirectOrderedRetry } from "./ordered-retry.ts";
 import { bornHostOf, brokerSuffixOf, storedProperties } from "./send-properties.ts";
 import { createRetryTopic, groupConfigOrThrow, redeliveryOfSend } from "./send-retry.ts";
 import type { SendPipeline } from "./send-steps/index.ts";
@@ -58,7 +57,6 @@ export function createSendProcessor(ctx: BrokerContext, steps: SendPipeline) {
       return answer(e.code ?? ResponseCode.SYSTEM_ERROR, e.remark ?? String(err));
     }
     try {
-      if (isRetryTopic(header.topic)) header = await redirectOrderedRetry(ctx, header);
       const picked = checkAndPickQueue(ctx, header, rc);
       const queueId = typeof picked === "number" ? picked : await picked;
       if (header.batch) {

@@ -11,7 +11,10 @@ import type { MessageToStore } from "../../store/message-store.ts";
 export interface Redelivery {
   readonly group: string;
   readonly maxReconsumeTimes: number;
-  /** CONSUMER_SEND_MSG_BACK with `delayLevel < 0`: straight to the dead-letter queue. */
+  /**
+   * Straight to the dead-letter queue: CONSUMER_SEND_MSG_BACK with `delayLevel < 0`, or a retry
+   * send from a group that holds queue locks.
+   */
   readonly deadLetterNow: boolean;
   /**
    * The `DELAY` a dead letter is stored with: Java's send-back writes "0", its handling of the
