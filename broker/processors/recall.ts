@@ -81,9 +81,10 @@ export function recallProcessors(ctx: BrokerContext, steps: SendPipeline): Proce
           };
           // The timer step stores it as a delete entry in the target's slot; its refusals are Java's
           // "execute error" here.
-          const timed = await (async () => steps(entry, { now }))().catch(() =>
-            refuse(ResponseCode.SYSTEM_ERROR, "recall failed, execute error"),
-          );
+          const timed = await (async () => steps(entry, { now }))().catch((err: unknown) => {
+            ctx.log.warn({ err, topic: entry.topic }, "recall refused by the timer step");
+            return refuse(ResponseCode.SYSTEM_ERROR, "recall failed, execute error");
+          });
           const put = await ctx.store.putMessage(timed);
           if (!STORED_STATUSES.has(put.status))
             refuse(ResponseCode.SYSTEM_ERROR, "recall failed, execute error");
