@@ -7,13 +7,12 @@
  *   Signature = Base64(HmacSHA1(secretKey as UTF-8, content))
  *
  * The client adds `AccessKey` (and `SecurityToken` when it has one) before signing, so they are
- * signed too; ali-ons also adds and signs `OnsChannel`. Both sides stream the values and the body
- * into the HMAC instead of building the content.
+ * signed too; ali-ons also adds and signs `OnsChannel`. The HMAC itself is `hmac-sha1.ts`.
  */
 
-import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import type { ExtFields, RemotingCommand } from "../remoting/command.ts";
 import { AclField, UNIQUE_MSG_QUERY_FLAG, V4_9_3 } from "./constants.ts";
+import { HmacSha1 } from "./hmac-sha1.ts";
 
 export interface SessionCredentials {
   readonly accessKey: string;
@@ -22,18 +21,11 @@ export interface SessionCredentials {
   readonly securityToken?: string;
 }
 
-/**
- * A secret ready for HMAC; made once per account or client, not per request. node:crypto's
- * createHmac, not Bun.CryptoHasher: the latter (Bun 1.4.5) throws a stale BoringSSL error left on
- * the thread's error queue by a TLS connection's shutdown ("APPLICATION_DATA_ON_SHUTDOWN"), so a
- * broker serving TLS would refuse signed requests at random. Seen in the test suite.
- */
-export interface HmacKey {
-  readonly key: KeyObject;
-}
+/** A secret ready for HMAC; made once per account or client, not per request. */
+export type HmacKey = HmacSha1;
 
 export function hmacKey(secretKey: string): HmacKey {
-  return { key: createSecretKey(Buffer.from(secretKey, "utf8")) };
+  return new HmacSha1(secretKey);
 }
 
 /**
@@ -87,18 +79,15 @@ export function computeSignature(
   sortedKeys: readonly string[] = ext ? Object.keys(ext).sort() : [],
   version = Number.MAX_SAFE_INTEGER,
 ): string {
-  const hmac = createHmac("sha1", typeof key === "string" ? key : key.key);
+  let text = "";
   if (ext) {
     const skipUnique = version <= V4_9_3;
-    let text = "";
     for (const k of sortedKeys) {
       if (k === AclField.SIGNATURE || (skipUnique && k === UNIQUE_MSG_QUERY_FLAG)) continue;
       text += ext[k];
     }
-    hmac.update(text, "utf8");
   }
-  if (body && body.length > 0) hmac.update(body);
-  return hmac.digest("base64");
+  return (typeof key === "string" ? hmacKey(key) : key).sign(text, body);
 }
 
 /**
