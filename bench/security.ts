@@ -13,6 +13,7 @@
  * plaintext at 128 in flight.
  * Run: bun bench/security.ts   (BENCH_DURATION_MS=3000 per side of each pair)
  */
+import { readFileSync } from "node:fs";
 import pino from "pino";
 import { createRequestSigner } from "../src/acl/signature.ts";
 import {
@@ -61,6 +62,12 @@ const tlsConf = (mode: string) => ({
   "tls.server.keyPath": "tls/server.key",
 });
 
+/** CPU time (user + system) the process `pid` has used, in µs, from /proc at 100 Hz ticks. */
+function cpuMicrosOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 const children: StartedServer[] = [];
 async function child(name: string, brokerConf: Record<string, string>, files: Record<string, string>) {
   const srv = await startServer({ name: `bench-security-${name}`, brokerConf, homeFiles: files });
@@ -106,20 +113,38 @@ try {
   for (const side of [sides.plain, sides.acl, sides.native])
     await createTopic(side.c, side.addr, TOPIC, QUEUES);
 
+  const serverOf = { plain: plainSrv, acl: aclSrv, native: nativeSrv, stream: plainSrv };
   let q = 0;
   const sender = (side: { c: RemotingClient; addr: string }) => () =>
     ok(side.c.invoke(side.addr, sendRequest(TOPIC, q++ % QUEUES), 10_000));
-  const rate = (call: () => Promise<unknown>, inflight: number) => async (ms: number) => {
-    const { calls, ms: took } = await runSlice(call, inflight, ms);
-    return (calls * 1000) / took;
+  /**
+   * Rate slices of one side, also counting the server's CPU time per send: a figure the machine's
+   * drift moves less than rates, and the ratio that matters when the server is the bottleneck.
+   */
+  const meter = (side: keyof typeof sides, inflight: number) => {
+    const call = sender(sides[side]);
+    const pid = serverOf[side].pid;
+    const m = {
+      calls: 0,
+      cpuMicros: 0,
+      rate: async (ms: number) => {
+        const cpu0 = cpuMicrosOf(pid);
+        const { calls, ms: took } = await runSlice(call, inflight, ms);
+        m.cpuMicros += cpuMicrosOf(pid) - cpu0;
+        m.calls += calls;
+        return (calls * 1000) / took;
+      },
+    };
+    return m;
   };
-  /** [off, on] rates, alternated in slices after a warm-up of both. */
-  const pair = async (on: keyof typeof sides, inflight: number): Promise<[number, number]> => {
-    const off = sender(sides.plain);
-    const onCall = sender(sides[on]);
-    await runSlice(off, inflight, WARM_UP_MS);
-    await runSlice(onCall, inflight, WARM_UP_MS);
-    return alternate(rate(off, inflight), rate(onCall, inflight), durationMs);
+  /** [off, on] rates, alternated in slices after a warm-up of both, and server µs per send. */
+  const pair = async (on: keyof typeof sides, inflight: number) => {
+    const off = meter("plain", inflight);
+    const onSide = meter(on, inflight);
+    await runSlice(sender(sides.plain), inflight, WARM_UP_MS);
+    await runSlice(sender(sides[on]), inflight, WARM_UP_MS);
+    const [offRate, onRate] = await alternate(off.rate, onSide.rate, durationMs);
+    return { offRate, onRate, offCpu: off.cpuMicros / off.calls, onCpu: onSide.cpuMicros / onSide.calls };
   };
 
   for (const side of Object.values(sides)) await runSlice(sender(side), 128, FIRST_WARM_UP_MS);
@@ -132,7 +157,7 @@ try {
   ] as const;
   for (const [on, label, target1, target128] of measures) {
     for (const inflight of [1, 128]) {
-      const [offRate, onRate] = await pair(on, inflight);
+      const { offRate, onRate, offCpu, onCpu } = await pair(on, inflight);
       const target = inflight === 1 ? target1 : target128;
       rows.push({ name: `  plaintext, ACL off, ${inflight} in flight`, value: offRate, unit: "sends/s" });
       rows.push({
@@ -141,6 +166,13 @@ try {
         ceiling: offRate,
         unit: "sends/s",
         ...(target !== undefined ? { target } : {}),
+      });
+      rows.push({ name: `  server CPU per send, off, ${inflight} in flight`, value: offCpu, unit: "µs" });
+      rows.push({
+        name: `  server CPU per send, on, ${inflight} in flight`,
+        value: onCpu,
+        ratio: offCpu / onCpu,
+        unit: "µs (ratio: off/on)",
       });
     }
   }
