@@ -95,18 +95,19 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
   return [
     [
       RequestCode.ACK_MESSAGE,
-      (req, rc) => {
+      async (req, rc) => {
         const h = AckMessageRequestHeader.decode(req.extFields);
         const refused = checkTarget(ctx, rc, h.topic, h.queueId, h.offset, false);
         if (refused) return refused;
         const handle = handleOf(h.extraInfo);
         pop.ack(h.consumerGroup, h.topic, h.queueId, h.offset, handle.popTime, handle.ckQueueOffset);
+        await pop.durable();
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
       },
     ],
     [
       RequestCode.BATCH_ACK_MESSAGE,
-      (req) => {
+      async (req) => {
         let acks: BatchAck[] | undefined;
         try {
           const parsed = req.body ? JSON.parse(new TextDecoder().decode(req.body)) : null;
@@ -128,12 +129,13 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
             if (offset >= min && offset <= max) pop.ack(group, topic, queueId, offset, popTime, so);
           }
         }
+        await pop.durable();
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
       },
     ],
     [
       RequestCode.CHANGE_MESSAGE_INVISIBLETIME,
-      (req, rc) => {
+      async (req, rc) => {
         const zeros = ChangeInvisibleTimeResponseHeader.encode({
           popTime: 0,
           invisibleTime: 0,
@@ -156,6 +158,7 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
           handle.reviveQid,
           now,
         );
+        await pop.durable();
         const ext = ChangeInvisibleTimeResponseHeader.encode({
           popTime: l.popTime,
           invisibleTime: l.invisibleTime,

@@ -19,7 +19,7 @@ import {
   readI64,
 } from "../../src/protocol/message/index.ts";
 import type { BrokerContext } from "../context.ts";
-import { POP_CK, type PopLease, type PopQueue, type PopService } from "../services/pop-leases.ts";
+import { POP_CK, type PopService } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { GetMessageStatus } from "../store/status.ts";
 
@@ -32,6 +32,8 @@ export interface PopBatch {
   readonly messages: Uint8Array[];
   readonly queues: QueueOffsets[];
   restNum: number;
+  /** Lease records of this pop being written: the reply waits for them (pop-leases.ts). */
+  readonly durable: Promise<void>[];
 }
 
 /** Store statuses after which the read restarts from the store's nextBeginOffset (§A.4.3). */
@@ -53,6 +55,7 @@ export async function popBatch(
     messages: [],
     queues: [],
     restNum: 0,
+    durable: [],
   };
   const retryTopic = popRetryTopicV1(h.topic, h.consumerGroup);
   const hasRetry = ctx.topics.get(retryTopic) !== undefined;
@@ -84,7 +87,7 @@ async function popQueue(
   want: number,
   filter: MessageFilter | undefined,
 ): Promise<void> {
-  const q = pop.queue(h.consumerGroup, realTopic, queueId);
+  const q = pop.queue(h.consumerGroup, h.topic, realTopic, queueId);
   const maxOffset = ctx.store.getMaxOffsetInQueue(realTopic, queueId);
   if (q.busy) {
     batch.restNum += Math.max(0, maxOffset - Math.max(q.popped, 0));
@@ -103,14 +106,12 @@ async function popQueue(
       ctx.offsets.commit(h.consumerGroup, realTopic, queueId, offset);
       r = await read(ctx, h, realTopic, queueId, offset, want, filter);
     }
-    const leases: PopLease[] = [];
+    const offsets: number[] = [];
     if (r.status === GetMessageStatus.FOUND && r.messages.length > 0) {
       const flag = realTopic === h.topic ? PopRetryFlag.NORMAL : PopRetryFlag.RETRY_V1;
-      const offsets: number[] = [];
       for (const raw of r.messages) {
         const qo = readI64(new DataView(raw.buffer, raw.byteOffset, raw.byteLength), RECORD.queueOffset[0]);
         offsets.push(qo);
-        leases.push(lease(h, q, batch, qo, offset));
         batch.messages.push(
           flag === PopRetryFlag.NORMAL ? raw : asOriginal(ctx, h, batch, raw, offset, flag),
         );
@@ -118,7 +119,15 @@ async function popQueue(
       batch.queues.push({ flag, queueId, startOffset: offset, offsets });
     }
     // Also when filtered-out messages were skipped: the offset moves past them (§A.4.3).
-    if (r.nextBeginOffset >= offset) pop.popped(q, leases, r.nextBeginOffset);
+    if (r.nextBeginOffset >= offset) {
+      const terms = {
+        ckOffset: offset,
+        popTime: batch.popTime,
+        invisibleTime: h.invisibleTime,
+        reviveQid: batch.reviveQid,
+      };
+      batch.durable.push(pop.popped(q, terms, offsets, r.nextBeginOffset));
+    }
     batch.restNum += Math.max(0, r.maxOffset - r.nextBeginOffset);
   } finally {
     q.busy = false;
@@ -143,27 +152,6 @@ function read(
     ctx.storeConfig.maxTransferBytesOnMessageInMemory,
     filter,
   );
-}
-
-function lease(
-  h: PopMessageRequestHeader,
-  q: PopQueue,
-  b: PopBatch,
-  offset: number,
-  ckOffset: number,
-): PopLease {
-  return {
-    group: h.consumerGroup,
-    topic: h.topic,
-    realTopic: q.realTopic,
-    queueId: q.queueId,
-    offset,
-    ckOffset,
-    popTime: b.popTime,
-    invisibleTime: h.invisibleTime,
-    reviveQid: b.reviveQid,
-    deadline: b.popTime + h.invisibleTime,
-  };
 }
 
 /**

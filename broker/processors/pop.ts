@@ -54,7 +54,11 @@ export function createPopProcessor(ctx: BrokerContext) {
 
     const run = async (mayPark: boolean): Promise<RemotingCommand | null> => {
       const batch = await popBatch(ctx, pop, h, filter);
-      if (batch.messages.length > 0) return found(h, batch);
+      if (batch.messages.length > 0) {
+        // The leases must survive a crash before the client may hold them.
+        await Promise.all(batch.durable);
+        return found(h, batch);
+      }
       if (!mayPark || h.pollTime <= 0 || Date.now() > deadline || rc.connection.closed) {
         return empty(ResponseCode.POLLING_TIMEOUT, h, batch);
       }
