@@ -2,12 +2,16 @@
  * ACK_MESSAGE (200051), BATCH_ACK_MESSAGE (200151) and CHANGE_MESSAGE_INVISIBLETIME (200053)
  * (spec pop-timer-filter §A.7–A.9) against the POP lease table. An ACK whose handle matches no
  * lease (acked, revived, or superseded by a CHANGE) is answered SUCCESS and changes nothing.
+ * Handles with reviveQid 999 are ordered (§A.15): they ack or re-time the queue's batch.
  */
 import {
   AckMessageRequestHeader,
   ChangeInvisibleTimeRequestHeader,
   ChangeInvisibleTimeResponseHeader,
   decodeReceiptHandle,
+  invisibleTimeRemark,
+  POP_INVISIBLE_TIME_MAX_MS,
+  POP_ORDER_REVIVE_QUEUE,
   type ReceiptHandle,
   ReceiptHandleError,
   realTopicOf,
@@ -63,6 +67,28 @@ function handleOf(extraInfo: string): ReceiptHandle {
   }
 }
 
+/**
+ * An ordered ack (§A.15): null when done (or nothing to do), else the MESSAGE_ILLEGAL reply for an
+ * offset that is not part of the queue's current batch.
+ */
+function orderedAck(
+  ctx: BrokerContext,
+  rc: RequestContext,
+  group: string,
+  topic: string,
+  queueId: number,
+  offset: number,
+  popTime: number,
+): RemotingCommand | null {
+  const pop = popServiceOf(ctx);
+  const old = ctx.offsets.query(group, topic, queueId);
+  if (pop.ordered.ack(pop.queueOf(group, topic, queueId), offset, popTime) === "done") return null;
+  return RemotingCommand.response(
+    ResponseCode.MESSAGE_ILLEGAL,
+    `offset is illegal, key:${topic}@${group}@${queueId}, old:${old}, commit:${offset}, next:-1, ${rc.connection.remoteAddress}`,
+  );
+}
+
 interface BatchAck {
   c?: string;
   consumerGroup?: string;
@@ -76,6 +102,8 @@ interface BatchAck {
   queueId?: number;
   pt?: number;
   popTime?: number;
+  rq?: number;
+  reviveQueueId?: number;
   b?: string;
   bitSet?: string;
 }
@@ -100,6 +128,11 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
         const refused = checkTarget(ctx, rc, h.topic, h.queueId, h.offset, false);
         if (refused) return refused;
         const handle = handleOf(h.extraInfo);
+        if (handle.reviveQid === POP_ORDER_REVIVE_QUEUE) {
+          const illegal = orderedAck(ctx, rc, h.consumerGroup, h.topic, h.queueId, h.offset, handle.popTime);
+          await pop.durable();
+          return illegal ?? RemotingCommand.response(ResponseCode.SUCCESS, null);
+        }
         pop.ack(h.consumerGroup, h.topic, h.queueId, h.offset, handle.popTime, handle.ckQueueOffset);
         await pop.durable();
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
@@ -107,7 +140,7 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
     ],
     [
       RequestCode.BATCH_ACK_MESSAGE,
-      async (req) => {
+      async (req, rc) => {
         let acks: BatchAck[] | undefined;
         try {
           const parsed = req.body ? JSON.parse(new TextDecoder().decode(req.body)) : null;
@@ -116,6 +149,7 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
           acks = undefined;
         }
         if (!acks || acks.length === 0) return RemotingCommand.response(ResponseCode.NO_MESSAGE, null);
+        let illegal: RemotingCommand | null = null;
         for (const a of acks) {
           const group = String(a.c ?? a.consumerGroup ?? "");
           const topic = realTopicOf(String(a.r ?? a.retry ?? "0"), String(a.t ?? a.topic ?? ""), group);
@@ -125,12 +159,15 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
           if (min < 0 || max < 0) continue;
           const so = Number(a.so ?? a.startOffset);
           const popTime = Number(a.pt ?? a.popTime);
+          const ordered = Number(a.rq ?? a.reviveQueueId) === POP_ORDER_REVIVE_QUEUE;
           for (const offset of bitSetOffsets(String(a.b ?? a.bitSet ?? ""), so)) {
-            if (offset >= min && offset <= max) pop.ack(group, topic, queueId, offset, popTime, so);
+            if (offset < min || offset > max) continue;
+            if (!ordered) pop.ack(group, topic, queueId, offset, popTime, so);
+            else illegal = orderedAck(ctx, rc, group, topic, queueId, offset, popTime) ?? illegal;
           }
         }
         await pop.durable();
-        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+        return illegal ?? RemotingCommand.response(ResponseCode.SUCCESS, null);
       },
     ],
     [
@@ -147,8 +184,25 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
           refused.extFields = zeros;
           return refused;
         }
+        if (h.invisibleTime < 0 || h.invisibleTime > POP_INVISIBLE_TIME_MAX_MS) {
+          const bad = RemotingCommand.response(
+            ResponseCode.INVALID_PARAMETER,
+            invisibleTimeRemark(h.invisibleTime),
+          );
+          bad.extFields = zeros;
+          return bad;
+        }
         const handle = handleOf(h.extraInfo);
         const now = Date.now();
+        if (handle.reviveQid === POP_ORDER_REVIVE_QUEUE) {
+          const q = pop.queueOf(h.consumerGroup, h.topic, h.queueId);
+          const r = pop.ordered.change(q, h.offset, handle.popTime, h.invisibleTime, now);
+          await pop.durable();
+          const ext = r
+            ? ChangeInvisibleTimeResponseHeader.encode({ ...r, reviveQid: POP_ORDER_REVIVE_QUEUE })
+            : zeros;
+          return RemotingCommand.response(ResponseCode.SUCCESS, null, ext);
+        }
         const l = pop.change(
           h.consumerGroup,
           h.topic,

@@ -1,15 +1,17 @@
 /**
- * One POP read (spec pop-timer-filter §A.4.3, non-ordered): the retry topic and the topic's
- * queues in Java's order, each queue read from the later of its committed and popped offsets,
- * each message leased. Retry copies are re-encoded under the original topic with POP_CK (§A.5.3);
+ * One POP read (spec pop-timer-filter §A.4.3): the retry topic and the topic's queues in Java's
+ * order, each queue read from the later of its committed and popped offsets, each message leased;
+ * an ordered pop (§A.15) reads only the topic, skips blocked queues and records the batch instead. Retry copies are re-encoded under the original topic with POP_CK (§A.5.3);
  * messages of the topic itself go out verbatim.
  */
 import {
   encodeReceiptHandle,
+  POP_ORDER_REVIVE_QUEUE,
   type PopMessageRequestHeader,
   PopRetryFlag,
   popRetryTopicV1,
   type QueueOffsets,
+  type QueueOrderCounts,
 } from "../../src/protocol/headers/pop.ts";
 import {
   decodeRecord,
@@ -34,6 +36,8 @@ export interface PopBatch {
   restNum: number;
   /** Lease records of this pop being written: the reply waits for them (pop-leases.ts). */
   readonly durable: Promise<void>[];
+  /** Ordered pops: the orderCountInfo entry of each queue read (§A.15). */
+  readonly orderCounts: QueueOrderCounts[];
 }
 
 /** Store statuses after which the read restarts from the store's nextBeginOffset (§A.4.3). */
@@ -51,14 +55,16 @@ export async function popBatch(
 ): Promise<PopBatch> {
   const batch: PopBatch = {
     popTime: Date.now(),
-    reviveQid: pop.nextReviveQid(),
+    reviveQid: h.order === true ? POP_ORDER_REVIVE_QUEUE : pop.nextReviveQid(),
     messages: [],
     queues: [],
     restNum: 0,
     durable: [],
+    orderCounts: [],
   };
   const retryTopic = popRetryTopicV1(h.topic, h.consumerGroup);
-  const hasRetry = ctx.topics.get(retryTopic) !== undefined;
+  // Ordered pops never read the retry topic: expired batches are read again in place (§A.15).
+  const hasRetry = h.order !== true && ctx.topics.get(retryTopic) !== undefined;
   const randomQ = Math.floor(Math.random() * 100);
   const retryFirst = hasRetry && randomQ < POP_FROM_RETRY_PROBABILITY;
   const want = () => Math.max(0, h.maxMsgNums - batch.messages.length);
@@ -97,6 +103,9 @@ async function popQueue(
     batch.restNum += Math.max(0, maxOffset - pop.popOffset(q, () => initOffset(ctx, h, realTopic, queueId)));
     return;
   }
+  const order = h.order === true;
+  // A blocked ordered queue is skipped without adding to restNum (Java's checkBlock).
+  if (order && pop.ordered.blocked(q, h.attemptId ?? null, batch.popTime)) return;
   q.busy = true;
   try {
     let offset = pop.popOffset(q, () => initOffset(ctx, h, realTopic, queueId));
@@ -118,8 +127,16 @@ async function popQueue(
       }
       batch.queues.push({ flag, queueId, startOffset: offset, offsets });
     }
-    // Also when filtered-out messages were skipped: the offset moves past them (§A.4.3).
-    if (r.nextBeginOffset >= offset) {
+    if (order) {
+      if (offsets.length > 0) {
+        const o = pop.ordered.popped(q, batch.popTime, h.invisibleTime, offset, offsets, h.attemptId ?? null);
+        batch.orderCounts.push(o.counts);
+        batch.durable.push(o.durable);
+      } else if (r.nextBeginOffset > offset) {
+        ctx.offsets.commit(h.consumerGroup, realTopic, queueId, r.nextBeginOffset);
+      }
+    } else if (r.nextBeginOffset >= offset) {
+      // Also when filtered-out messages were skipped: the offset moves past them (§A.4.3).
       const terms = {
         ckOffset: offset,
         popTime: batch.popTime,

@@ -1,5 +1,5 @@
 /**
- * POP_MESSAGE (200050), non-ordered (spec pop-timer-filter §A.4–A.5, §A.11): the checks of
+ * POP_MESSAGE (200050), unordered and ordered (spec pop-timer-filter §A.4–A.5, §A.11, §A.15): the checks of
  * §A.4.2, then reads from the POP retry topic (first with 20 % probability, else after the
  * topic) and the requested queue or every read queue, leasing each message handed out. Nothing
  * found: the request is parked until a matching arrival or its deadline (POLLING_TIMEOUT).
@@ -12,8 +12,11 @@ import {
 } from "../../src/protocol/body/subscription.ts";
 import {
   encodeMsgOffsetInfo,
+  encodeOrderCountInfo,
   encodeStartOffsetInfo,
+  invisibleTimeRemark,
   POP_BATCH_MAX,
+  POP_INVISIBLE_TIME_MAX_MS,
   PopMessageRequestHeader,
   PopMessageResponseHeader,
 } from "../../src/protocol/headers/pop.ts";
@@ -32,6 +35,8 @@ type PopHeader = ReturnType<typeof PopMessageRequestHeader.decode>;
 const NO_MESSAGE_REMARK = "NO_MESSAGE_IN_QUEUE";
 /** Java answers an idle pop this long before bornTime + pollTime (§A.11). */
 const DEADLINE_MARGIN_MS = 50;
+/** Reads a pop repeats while wake-ups keep arriving during its read, before it parks anyway. */
+const REREADS_MAX = 3;
 
 export function createPopProcessor(ctx: BrokerContext) {
   const pop = popServiceOf(ctx);
@@ -53,7 +58,15 @@ export function createPopProcessor(ctx: BrokerContext) {
     const deadline = h.bornTime + h.pollTime - DEADLINE_MARGIN_MS;
 
     const run = async (mayPark: boolean): Promise<RemotingCommand | null> => {
-      const batch = await popBatch(ctx, pop, h, filter);
+      let epoch = pop.waiters.epoch(h.topic, h.consumerGroup);
+      let batch = await popBatch(ctx, pop, h, filter);
+      // An arrival or unblock during the read would find no waiter: read again rather than park.
+      for (let i = 0; i < REREADS_MAX && batch.messages.length === 0; i++) {
+        const now = pop.waiters.epoch(h.topic, h.consumerGroup);
+        if (now === epoch) break;
+        epoch = now;
+        batch = await popBatch(ctx, pop, h, filter);
+      }
       if (batch.messages.length > 0) {
         // The leases must survive a crash before the client may hold them.
         await Promise.all(batch.durable);
@@ -103,9 +116,15 @@ function found(h: PopHeader, b: PopBatch): RemotingCommand {
     restNum: b.restNum,
     startOffsetInfo: encodeStartOffsetInfo(b.queues),
     msgOffsetInfo: encodeMsgOffsetInfo(b.queues),
+    ...orderCountInfoOf(h, b),
   });
   const body = b.messages.length === 1 ? b.messages[0]! : Buffer.concat(b.messages);
   return RemotingCommand.response(ResponseCode.SUCCESS, "FOUND", ext, body);
+}
+
+/** Ordered pops always carry orderCountInfo, empty when nothing was read (§A.5.2). */
+function orderCountInfoOf(h: PopHeader, b: PopBatch): { orderCountInfo?: string } {
+  return h.order === true ? { orderCountInfo: encodeOrderCountInfo(b.orderCounts) } : {};
 }
 
 function empty(code: number, h: PopHeader, b: PopBatch): RemotingCommand {
@@ -116,6 +135,7 @@ function empty(code: number, h: PopHeader, b: PopBatch): RemotingCommand {
     restNum: b.restNum,
     startOffsetInfo: "",
     msgOffsetInfo: "",
+    ...orderCountInfoOf(h, b),
   });
   return RemotingCommand.response(code, NO_MESSAGE_REMARK, ext);
 }
@@ -132,9 +152,8 @@ function check(ctx: BrokerContext, h: PopHeader, rc: RequestContext): Subscripti
       `the broker[${ip}] pop message's num is greater than ${POP_BATCH_MAX}`,
     );
   }
-  if (h.order === true) {
-    // Ordered POP (§A.15) is not implemented yet: refuse rather than deliver out of order.
-    throw new RemotingError(ResponseCode.SYSTEM_ERROR, "ordered POP is not supported by this broker yet");
+  if (h.invisibleTime < 0 || h.invisibleTime > POP_INVISIBLE_TIME_MAX_MS) {
+    throw new RemotingError(ResponseCode.INVALID_PARAMETER, invisibleTimeRemark(h.invisibleTime));
   }
   const topic = ctx.topics.get(h.topic);
   if (!topic) {

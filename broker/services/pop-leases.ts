@@ -23,6 +23,8 @@ import { DeadlineWheel } from "./pop-deadlines.ts";
 import { LeaseLog } from "./pop-lease-log.ts";
 import { type LeaseRecord, LeaseRecordType } from "./pop-lease-records.ts";
 import { PopWaiters } from "./pop-leases-waiters.ts";
+import type { OrderInfo } from "./pop-order.ts";
+import { OrderedPops } from "./pop-ordered.ts";
 import { originalTopicOf, PopReviver } from "./pop-revive.ts";
 import type { BrokerService } from "./service.ts";
 
@@ -67,11 +69,14 @@ export interface PopQueue {
   /** A pop is reading this queue: another pop skips it (Java's try-lock). */
   busy: boolean;
   readonly leases: Map<number, LeaseBatch>;
+  /** The last ordered batch (§A.15), or null. */
+  order: OrderInfo | null;
 }
 
 export class PopService implements BrokerService {
   readonly name = "pop";
   readonly waiters = new PopWaiters();
+  readonly ordered: OrderedPops;
   private readonly queues = new Map<string, PopQueue>();
   private readonly byId = new Map<number, PopQueue>();
   private readonly deadlines = new DeadlineWheel<LeaseBatch>();
@@ -90,6 +95,7 @@ export class PopService implements BrokerService {
   ) {
     this.leaseLog = logDir === null ? null : new LeaseLog(logDir, ctx.log.child({ part: "pop-log" }));
     this.reviver = new PopReviver(ctx, this);
+    this.ordered = new OrderedPops(ctx, this.waiters, (r) => this.record(r));
   }
 
   async start(): Promise<void> {
@@ -132,26 +138,23 @@ export class PopService implements BrokerService {
     return this.leases;
   }
 
-  queue(group: string, topic: string, realTopic: string, queueId: number, id?: number): PopQueue {
+  queue(group: string, topic: string, realTopic: string, queueId: number): PopQueue {
     const key = `${realTopic}@${group}@${queueId}`;
     let q = this.queues.get(key);
     if (!q) {
-      q = {
-        id: id ?? this.byId.size + 1,
-        group,
-        topic,
-        realTopic,
-        queueId,
-        popped: -1,
-        busy: false,
-        leases: new Map(),
-      };
-      while (this.byId.has(q.id)) (q as { id: number }).id++;
+      let id = this.byId.size + 1;
+      while (this.byId.has(id)) id++;
+      q = { id, group, topic, realTopic, queueId, popped: -1, busy: false, leases: new Map(), order: null };
       this.queues.set(key, q);
       this.byId.set(q.id, q);
       this.record({ type: LeaseRecordType.QUEUE, qid: q.id, queueId, group, topic, realTopic });
     }
     return q;
+  }
+
+  /** The queue an ack or change names by its real topic. */
+  queueOf(group: string, realTopic: string, queueId: number): PopQueue {
+    return this.queue(group, originalTopicOf(realTopic, group), realTopic, queueId);
   }
 
   findQueue(group: string, realTopic: string, queueId: number): PopQueue | undefined {
@@ -210,7 +213,7 @@ export class PopService implements BrokerService {
     reviveQid: number,
     now: number,
   ): LeaseBatch {
-    const q = this.queue(group, originalTopicOf(realTopic, group), realTopic, queueId);
+    const q = this.queueOf(group, realTopic, queueId);
     const terms = { ckOffset: offset, popTime: now, invisibleTime, reviveQid };
     const b = this.lease(q, terms, [offset]);
     this.record({ type: LeaseRecordType.CHANGE, qid: q.id, offset, popTime: now, invisibleTime, reviveQid });
@@ -228,6 +231,7 @@ export class PopService implements BrokerService {
       if (b.live > 0) this.reviver.enqueue(b);
     });
     this.reviver.pump();
+    this.ordered.sweep(now);
     this.maybeRotate();
   }
 
@@ -358,6 +362,7 @@ export class PopService implements BrokerService {
         popped: old?.popped ?? -1,
         busy: false,
         leases: old?.leases ?? new Map(),
+        order: old?.order ?? null,
       };
       this.queues.set(key, q);
       this.byId.set(q.id, q);
@@ -376,6 +381,9 @@ export class PopService implements BrokerService {
           const b = q.leases.get(o);
           if (b && b.popTime === r.popTime && b.ckOffset === r.ckOffset) this.settleQuietly(q, b, o);
         }
+        break;
+      case LeaseRecordType.ORDER:
+        this.ordered.replay(q, r.json);
         break;
       case LeaseRecordType.CHANGE:
         this.lease(

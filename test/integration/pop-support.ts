@@ -24,6 +24,8 @@ export interface PopSpec {
   max?: number;
   invisibleMs?: number;
   pollMs?: number;
+  order?: boolean;
+  attemptId?: string;
 }
 
 export function popRequest(p: PopSpec) {
@@ -40,6 +42,8 @@ export function popRequest(p: PopSpec) {
       initMode: 0,
       expType: "TAG",
       exp: "*",
+      ...(p.order !== undefined ? { order: p.order } : {}),
+      ...(p.attemptId !== undefined ? { attemptId: p.attemptId } : {}),
     }),
   );
 }

@@ -76,6 +76,17 @@ export const ConsumeInitMode = { MIN: 0, MAX: 1 } as const;
 
 /** Largest maxMsgNums a POP may ask for. */
 export const POP_BATCH_MAX = 32;
+/**
+ * Largest invisibleTime a POP or CHANGE_MESSAGE_INVISIBLETIME may ask for: the proxy's
+ * maxInvisibleTimeMills (spec §A.17). Java's broker takes any value; this one answers
+ * INVALID_PARAMETER outside 0…12 h rather than keep a lease for years.
+ */
+export const POP_INVISIBLE_TIME_MAX_MS = 12 * 60 * 60 * 1000;
+
+export function invisibleTimeRemark(invisibleTime: number): string {
+  return `invisibleTime[${invisibleTime}] is illegal, it must be in [0, ${POP_INVISIBLE_TIME_MAX_MS}] ms`;
+}
+
 /** reviveQid of an ordered POP (KeyBuilder.POP_ORDER_REVIVE_QUEUE). */
 export const POP_ORDER_REVIVE_QUEUE = 999;
 
