@@ -24,6 +24,7 @@ import type { BrokerContext } from "../context.ts";
 import { POP_CK, type PopService } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { GetMessageStatus } from "../store/status.ts";
+import type { ReadCharge } from "./pop-budget.ts";
 
 /** Java's popFromRetryProbability (percent). */
 const POP_FROM_RETRY_PROBABILITY = 20;
@@ -52,6 +53,7 @@ export async function popBatch(
   pop: PopService,
   h: PopMessageRequestHeader,
   filter: MessageFilter | undefined,
+  charge: ReadCharge,
 ): Promise<PopBatch> {
   const batch: PopBatch = {
     popTime: Date.now(),
@@ -68,18 +70,28 @@ export async function popBatch(
   const randomQ = Math.floor(Math.random() * 100);
   const retryFirst = hasRetry && randomQ < POP_FROM_RETRY_PROBABILITY;
   const want = () => Math.max(0, h.maxMsgNums - batch.messages.length);
-  if (retryFirst) await popQueue(ctx, pop, h, batch, retryTopic, 0, want(), filter);
+  if (retryFirst) await popQueue(ctx, pop, h, batch, charge, retryTopic, 0, want(), filter);
   const topic = ctx.topics.get(h.topic);
   if (topic) {
     if (h.queueId >= 0) {
-      await popQueue(ctx, pop, h, batch, h.topic, h.queueId, want(), filter);
+      await popQueue(ctx, pop, h, batch, charge, h.topic, h.queueId, want(), filter);
     } else {
       for (let i = 0; i < topic.readQueueNums; i++) {
-        await popQueue(ctx, pop, h, batch, h.topic, (randomQ + i) % topic.readQueueNums, want(), filter);
+        await popQueue(
+          ctx,
+          pop,
+          h,
+          batch,
+          charge,
+          h.topic,
+          (randomQ + i) % topic.readQueueNums,
+          want(),
+          filter,
+        );
       }
     }
   }
-  if (hasRetry && !retryFirst) await popQueue(ctx, pop, h, batch, retryTopic, 0, want(), filter);
+  if (hasRetry && !retryFirst) await popQueue(ctx, pop, h, batch, charge, retryTopic, 0, want(), filter);
   return batch;
 }
 
@@ -88,6 +100,7 @@ async function popQueue(
   pop: PopService,
   h: PopMessageRequestHeader,
   batch: PopBatch,
+  charge: ReadCharge,
   realTopic: string,
   queueId: number,
   want: number,
@@ -106,7 +119,9 @@ async function popQueue(
   const order = h.order === true;
   // A blocked ordered queue is skipped without adding to restNum (Java's checkBlock).
   if (order && pop.ordered.blocked(q, h.attemptId ?? null, batch.popTime)) return;
+  if (!charge.beforeRead()) return;
   q.busy = true;
+  let readBytes = 0;
   try {
     let offset = pop.popOffset(q, () => initOffset(ctx, h, realTopic, queueId));
     let r = await read(ctx, h, realTopic, queueId, offset, want, filter);
@@ -119,6 +134,7 @@ async function popQueue(
     if (r.status === GetMessageStatus.FOUND && r.messages.length > 0) {
       const flag = realTopic === h.topic ? PopRetryFlag.NORMAL : PopRetryFlag.RETRY_V1;
       for (const raw of r.messages) {
+        readBytes += raw.byteLength;
         const qo = readI64(new DataView(raw.buffer, raw.byteOffset, raw.byteLength), RECORD.queueOffset[0]);
         offsets.push(qo);
         batch.messages.push(
@@ -148,6 +164,7 @@ async function popQueue(
     batch.restNum += Math.max(0, r.maxOffset - r.nextBeginOffset);
   } finally {
     q.busy = false;
+    charge.afterRead(readBytes);
   }
 }
 

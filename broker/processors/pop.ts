@@ -20,7 +20,6 @@ import {
   PopMessageRequestHeader,
   PopMessageResponseHeader,
 } from "../../src/protocol/headers/pop.ts";
-import { isReadable } from "../../src/protocol/route/perm.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
@@ -28,6 +27,8 @@ import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { type PopService, popServiceOf } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
+import { ReadCharge } from "./pop-budget.ts";
+import { checkBrokerReadable, checkTopicAndGroup } from "./pop-checks.ts";
 import { type PopBatch, popBatch } from "./pop-read.ts";
 
 type PopHeader = ReturnType<typeof PopMessageRequestHeader.decode>;
@@ -58,15 +59,24 @@ export function createPopProcessor(ctx: BrokerContext) {
     const deadline = h.bornTime + h.pollTime - DEADLINE_MARGIN_MS;
 
     const run = async (mayPark: boolean): Promise<RemotingCommand | null> => {
+      const charge = new ReadCharge(ctx, rc.connection);
+      try {
+        return await attempt(mayPark, charge);
+      } finally {
+        charge.release();
+      }
+    };
+    const attempt = async (mayPark: boolean, charge: ReadCharge): Promise<RemotingCommand | null> => {
       let epoch = pop.waiters.epoch(h.topic, h.consumerGroup);
-      let batch = await popBatch(ctx, pop, h, filter);
+      let batch = await popBatch(ctx, pop, h, filter, charge);
       // An arrival or unblock during the read would find no waiter: read again rather than park.
-      for (let i = 0; i < REREADS_MAX && batch.messages.length === 0; i++) {
+      for (let i = 0; i < REREADS_MAX && batch.messages.length === 0 && !charge.refused; i++) {
         const now = pop.waiters.epoch(h.topic, h.consumerGroup);
         if (now === epoch) break;
         epoch = now;
-        batch = await popBatch(ctx, pop, h, filter);
+        batch = await popBatch(ctx, pop, h, filter, charge);
       }
+      charge.throwIfRefusedEmpty(batch.messages.length);
       if (batch.messages.length > 0) {
         // The leases must survive a crash before the client may hold them.
         await Promise.all(batch.durable);
@@ -142,45 +152,17 @@ function empty(code: number, h: PopHeader, b: PopBatch): RemotingCommand {
 
 /** §A.4.2 steps 3–10 (step 5, timerWheelEnable, does not apply: leases need no timer). */
 function check(ctx: BrokerContext, h: PopHeader, rc: RequestContext): SubscriptionData {
-  const ip = ctx.brokerConfig.brokerIP1;
-  if (!isReadable(ctx.runtime.brokerPermission)) {
-    throw new RemotingError(ResponseCode.NO_PERMISSION, `the broker[${ip}] pop message is forbidden`);
-  }
+  checkBrokerReadable(ctx, "pop");
   if (h.maxMsgNums > POP_BATCH_MAX) {
     throw new RemotingError(
       ResponseCode.INVALID_PARAMETER,
-      `the broker[${ip}] pop message's num is greater than ${POP_BATCH_MAX}`,
+      `the broker[${ctx.brokerConfig.brokerIP1}] pop message's num is greater than ${POP_BATCH_MAX}`,
     );
   }
   if (h.invisibleTime < 0 || h.invisibleTime > POP_INVISIBLE_TIME_MAX_MS) {
     throw new RemotingError(ResponseCode.INVALID_PARAMETER, invisibleTimeRemark(h.invisibleTime));
   }
-  const topic = ctx.topics.get(h.topic);
-  if (!topic) {
-    throw new RemotingError(ResponseCode.TOPIC_NOT_EXIST, `topic[${h.topic}] not exist, apply first please!`);
-  }
-  if (!isReadable(topic.perm)) {
-    throw new RemotingError(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
-  }
-  if (h.queueId >= topic.readQueueNums) {
-    throw new RemotingError(
-      ResponseCode.INVALID_PARAMETER,
-      `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${topic.readQueueNums}] consumer:[${rc.connection.remoteAddress}]`,
-    );
-  }
-  const group = ctx.groups.findOrCreate(h.consumerGroup, ctx.brokerConfig.autoCreateSubscriptionGroup);
-  if (!group) {
-    throw new RemotingError(
-      ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-      `subscription group [${h.consumerGroup}] does not exist, `,
-    );
-  }
-  if (!group.consumeEnable) {
-    throw new RemotingError(
-      ResponseCode.NO_PERMISSION,
-      `subscription group no permission, ${h.consumerGroup}`,
-    );
-  }
+  checkTopicAndGroup(ctx, rc, h.topic, h.queueId, h.consumerGroup);
   if (h.expType && h.expType !== ExpressionType.TAG && h.exp) {
     // SQL92 filtering is not in this broker yet (spec Part C).
     throw new RemotingError(

@@ -76,6 +76,8 @@ export interface PopQueue {
 export class PopService implements BrokerService {
   readonly name = "pop";
   readonly waiters = new PopWaiters();
+  /** Parked NOTIFICATION requests: a registry of their own, so they never take a pop's wake-up. */
+  readonly notifications = new PopWaiters();
   readonly ordered: OrderedPops;
   private readonly queues = new Map<string, PopQueue>();
   private readonly byId = new Map<number, PopQueue>();
@@ -95,7 +97,11 @@ export class PopService implements BrokerService {
   ) {
     this.leaseLog = logDir === null ? null : new LeaseLog(logDir, ctx.log.child({ part: "pop-log" }));
     this.reviver = new PopReviver(ctx, this);
-    this.ordered = new OrderedPops(ctx, this.waiters, (r) => this.record(r));
+    const wake = (topic: string, group: string, queueId: number) => {
+      this.waiters.wakeQueue(topic, group, queueId);
+      this.notifications.wakeQueue(topic, group, queueId);
+    };
+    this.ordered = new OrderedPops(ctx, wake, (r) => this.record(r));
   }
 
   async start(): Promise<void> {
@@ -107,10 +113,12 @@ export class PopService implements BrokerService {
       if (files > 0)
         this.ctx.log.info({ leases: this.leases, queues: this.queues.size }, "POP leases recovered");
     }
-    this.unsubscribe = this.ctx.store.onMessageArrived((topic, queueId, _offset, tagsCode) =>
-      this.waiters.notify(topic, queueId, tagsCode),
-    );
+    this.unsubscribe = this.ctx.store.onMessageArrived((topic, queueId, _offset, tagsCode) => {
+      this.waiters.notify(topic, queueId, tagsCode);
+      this.notifications.notify(topic, queueId, tagsCode);
+    });
     this.waiters.start();
+    this.notifications.start();
     this.sweepTimer = setInterval(() => this.sweep(Date.now()), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref?.();
   }
@@ -120,6 +128,7 @@ export class PopService implements BrokerService {
     this.sweepTimer = null;
     this.unsubscribe?.();
     this.waiters.stop();
+    this.notifications.stop();
     await this.reviver.stop();
     await this.leaseLog?.close();
   }

@@ -8,7 +8,6 @@ import type { QueueOrderCounts } from "../../src/protocol/headers/pop.ts";
 import type { BrokerContext } from "../context.ts";
 import { DeadlineWheel } from "./pop-deadlines.ts";
 import { type LeaseRecord, LeaseRecordType } from "./pop-lease-records.ts";
-import type { PopWaiters } from "./pop-leases-waiters.ts";
 import {
   commitAndNext,
   isBlocked,
@@ -40,7 +39,8 @@ export class OrderedPops {
 
   constructor(
     private readonly ctx: BrokerContext,
-    private readonly waiters: PopWaiters,
+    /** Wakes parked pops (and notifications) of a queue. */
+    private readonly wake: (topic: string, group: string, queueId: number) => void,
     private readonly record: (r: LeaseRecord) => Promise<void>,
   ) {}
 
@@ -81,7 +81,7 @@ export class OrderedPops {
     if (next === OrderAck.STALE) return "done";
     this.ctx.offsets.commit(group, q.realTopic, q.queueId, next);
     void this.persist(q);
-    if (!isBlocked(q.order, null, Date.now())) this.waiters.wakeQueue(q.topic, group, q.queueId);
+    if (!isBlocked(q.order, null, Date.now())) this.wake(q.topic, group, q.queueId);
     return "done";
   }
 
@@ -110,7 +110,7 @@ export class OrderedPops {
   /** Wakes parked pops of every queue whose batch became visible by `now`. */
   sweep(now: number): void {
     this.unblocks.takeDue(now, (q) => {
-      if (q.order && !isBlocked(q.order, null, now)) this.waiters.wakeQueue(q.topic, q.group, q.queueId);
+      if (q.order && !isBlocked(q.order, null, now)) this.wake(q.topic, q.group, q.queueId);
     });
   }
 

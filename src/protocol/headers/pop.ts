@@ -1,6 +1,7 @@
 /**
- * POP consumption on the wire (spec pop-timer-filter §A.4–A.9): the POP_MESSAGE (200050),
- * ACK_MESSAGE (200051) and CHANGE_MESSAGE_INVISIBLETIME (200053) headers, the receipt handle
+ * POP consumption on the wire (spec pop-timer-filter §A.4–A.10): the POP_MESSAGE (200050),
+ * ACK_MESSAGE (200051), CHANGE_MESSAGE_INVISIBLETIME (200053), PEEK_MESSAGE (200052),
+ * NOTIFICATION (200054) and POLLING_INFO (200055) headers, the receipt handle
  * (Java's ExtraInfoUtil, carried as property POP_CK and as `extraInfo`), and the offset-info
  * strings of the POP response.
  *
@@ -70,6 +71,46 @@ export const ChangeInvisibleTimeResponseHeader = defineHeader({
   reviveQid: field.int(),
 });
 export type ChangeInvisibleTimeResponseHeader = HeaderOf<typeof ChangeInvisibleTimeResponseHeader.fields>;
+
+/** PEEK_MESSAGE (200052); the reply reuses PopMessageResponseHeader, only restNum meaningful. */
+export const PeekMessageRequestHeader = defineHeader({
+  topic: field.string(),
+  queueId: field.int(),
+  maxMsgNums: field.int(),
+  consumerGroup: field.string(),
+});
+export type PeekMessageRequestHeader = HeaderOf<typeof PeekMessageRequestHeader.fields>;
+
+/** NOTIFICATION (200054): "has this group anything to pop?", long-polled like POP. */
+export const NotificationRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  topic: field.string(),
+  queueId: field.int(),
+  pollTime: field.long(),
+  bornTime: field.long(),
+  order: field.bool().optional(),
+  attemptId: field.string().optional(),
+});
+export type NotificationRequestHeader = HeaderOf<typeof NotificationRequestHeader.fields>;
+
+export const NotificationResponseHeader = defineHeader({
+  hasMsg: field.bool(),
+  pollingFull: field.bool(),
+});
+export type NotificationResponseHeader = HeaderOf<typeof NotificationResponseHeader.fields>;
+
+/** POLLING_INFO (200055): how many POPs are parked under `<topic>@<group>@<queueId>`. */
+export const PollingInfoRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  topic: field.string(),
+  queueId: field.int(),
+});
+export type PollingInfoRequestHeader = HeaderOf<typeof PollingInfoRequestHeader.fields>;
+
+export const PollingInfoResponseHeader = defineHeader({
+  pollingNum: field.int(),
+});
+export type PollingInfoResponseHeader = HeaderOf<typeof PollingInfoResponseHeader.fields>;
 
 /** Java's ConsumeInitMode. */
 export const ConsumeInitMode = { MIN: 0, MAX: 1 } as const;
