@@ -64,25 +64,33 @@ async function pullDrain(c: RemotingClient, addr: string, topic: string, total: 
   return (got * 1000) / (performance.now() - start);
 }
 
-/** CONSUMERS consumers pop 32 at a time and ack each batch until `total` are acked; msgs/s. */
+/**
+ * CONSUMERS consumers pop 32 at a time and ack each batch with one BATCH_ACK until `total` are
+ * acked; as Java's and the gRPC clients' async acks do, a batch's ack overlaps the next pop (one
+ * ack outstanding per consumer). Resolves to msgs/s.
+ */
 async function popDrain(c: RemotingClient, addr: string, group: string, topic: string, total: number) {
+  let popped = 0;
   let acked = 0;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: CONSUMERS }, async () => {
-      while (acked < total) {
+      let ack: Promise<unknown> = Promise.resolve();
+      while (popped < total) {
         const r = await c.invoke(addr, popRequest(group, topic, 60_000), 10_000);
-        if (r.code === POLLING_TIMEOUT) {
-          if (acked >= total) break;
-          continue;
-        }
+        if (r.code === POLLING_TIMEOUT) continue;
         if (r.code !== 0) throw new Error(`pop answered ${r.code} ${r.remark}`);
         const n = poppedCount(r);
-        await ok(c.invoke(addr, batchAckRequest(group, topic, r)));
-        acked += n;
+        popped += n;
+        await ack;
+        ack = ok(c.invoke(addr, batchAckRequest(group, topic, r))).then(() => {
+          acked += n;
+        });
       }
+      await ack;
     }),
   );
+  if (acked < total) throw new Error(`popped and acked ${acked} of ${total}`);
   return (acked * 1000) / (performance.now() - start);
 }
 
@@ -173,7 +181,7 @@ const rows: Row[] = [
     value: popRate,
     ceiling: pullRate,
     target: 0.6,
-    unit: "msgs/s, 8 consumers × 32, one batch ack per pop",
+    unit: "msgs/s, 8 consumers × 32, one BATCH_ACK per pop overlapping the next pop",
   },
   {
     name: `pop ${leaseCount.toLocaleString("en-US")} and hold (64 B)`,

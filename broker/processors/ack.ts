@@ -160,11 +160,13 @@ export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
           const so = Number(a.so ?? a.startOffset);
           const popTime = Number(a.pt ?? a.popTime);
           const ordered = Number(a.rq ?? a.reviveQueueId) === POP_ORDER_REVIVE_QUEUE;
-          for (const offset of bitSetOffsets(String(a.b ?? a.bitSet ?? ""), so)) {
-            if (offset < min || offset > max) continue;
-            if (!ordered) pop.ack(group, topic, queueId, offset, popTime, so);
-            else illegal = orderedAck(ctx, rc, group, topic, queueId, offset, popTime) ?? illegal;
-          }
+          const offsets = bitSetOffsets(String(a.b ?? a.bitSet ?? ""), so).filter(
+            (o) => o >= min && o <= max,
+          );
+          if (!ordered) pop.ackMany(group, topic, queueId, offsets, popTime, so);
+          else
+            for (const o of offsets)
+              illegal = orderedAck(ctx, rc, group, topic, queueId, o, popTime) ?? illegal;
         }
         await pop.durable();
         return illegal ?? RemotingCommand.response(ResponseCode.SUCCESS, null);

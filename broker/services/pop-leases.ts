@@ -200,12 +200,35 @@ export class PopService implements BrokerService {
     popTime: number,
     ckOffset: number,
   ): boolean {
+    return this.ackMany(group, realTopic, queueId, [offset], popTime, ckOffset) === 1;
+  }
+
+  /**
+   * The acks of one BATCH_ACK entry (§A.8): every offset whose lease matches (popTime, ckOffset),
+   * settled in one record. Returns how many matched.
+   */
+  ackMany(
+    group: string,
+    realTopic: string,
+    queueId: number,
+    offsets: readonly number[],
+    popTime: number,
+    ckOffset: number,
+  ): number {
     const q = this.findQueue(group, realTopic, queueId);
-    const b = q?.leases.get(offset);
-    if (!q || !b || b.popTime !== popTime || b.ckOffset !== ckOffset) return false;
-    this.settle(q, b, [offset]);
-    this.advanceCommit(q);
-    return true;
+    if (!q) return 0;
+    const byBatch = new Map<LeaseBatch, number[]>();
+    for (const o of offsets) {
+      const b = q.leases.get(o);
+      if (!b || b.popTime !== popTime || b.ckOffset !== ckOffset) continue;
+      const list = byBatch.get(b);
+      if (list) list.push(o);
+      else byBatch.set(b, [o]);
+    }
+    let n = 0;
+    for (const [b, list] of byBatch) n += this.settle(q, b, list);
+    if (n > 0) this.advanceCommit(q);
+    return n;
   }
 
   /**
@@ -268,8 +291,8 @@ export class PopService implements BrokerService {
     return b;
   }
 
-  /** Deletes the entries of `offsets` that still name `b`, and logs it. */
-  private settle(q: PopQueue, b: LeaseBatch, offsets: readonly number[]): void {
+  /** Deletes the entries of `offsets` that still name `b`, and logs it; returns how many. */
+  private settle(q: PopQueue, b: LeaseBatch, offsets: readonly number[]): number {
     const gone: number[] = [];
     for (const o of offsets) {
       if (q.leases.get(o) !== b) continue;
@@ -287,6 +310,7 @@ export class PopService implements BrokerService {
         offsets: gone,
       });
     }
+    return gone.length;
   }
 
   /**
