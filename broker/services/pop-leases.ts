@@ -35,6 +35,7 @@ const SWEEP_INTERVAL_MS = 100;
 const LOG_ROTATE_BYTES_MIN = 64 * 1024 * 1024;
 /** Rough bytes of one lease in a snapshot, to compare the log with the live table. */
 const SNAPSHOT_BYTES_PER_LEASE = 12;
+const NO_OFFSETS: readonly number[] = [];
 /** Revive queues of unordered pops (Java's reviveQueueNum). */
 const REVIVE_QUEUE_NUM = 8;
 
@@ -49,7 +50,8 @@ export interface LeaseTerms {
 export interface LeaseBatch extends LeaseTerms {
   readonly q: PopQueue;
   readonly deadline: number;
-  readonly offsets: readonly number[];
+  /** Emptied once every lease of the batch is settled. */
+  offsets: readonly number[];
   /** Offsets of `offsets` whose entry still names this batch. */
   live: number;
 }
@@ -282,8 +284,8 @@ export class PopService implements BrokerService {
     const b: LeaseBatch = { ...terms, q, deadline: terms.popTime + terms.invisibleTime, offsets, live: 0 };
     for (const o of offsets) {
       const old = q.leases.get(o);
-      if (old) old.live--;
-      else this.leases++;
+      if (!old) this.leases++;
+      else if (--old.live === 0) old.offsets = NO_OFFSETS;
       q.leases.set(o, b);
       b.live++;
     }
@@ -301,6 +303,8 @@ export class PopService implements BrokerService {
       this.leases--;
       gone.push(o);
     }
+    // The wheel keeps a settled batch until its deadline: let its offsets go now.
+    if (b.live === 0) b.offsets = NO_OFFSETS;
     if (gone.length > 0) {
       this.record({
         type: LeaseRecordType.DEL,
@@ -334,10 +338,18 @@ export class PopService implements BrokerService {
     const log = this.leaseLog;
     if (!log || this.rotating) return;
     if (log.size < Math.max(LOG_ROTATE_BYTES_MIN, 4 * this.leases * SNAPSHOT_BYTES_PER_LEASE)) return;
+    void this.checkpoint();
+  }
+
+  /** Starts a new lease-log file from a snapshot of the table; resolves once it is written. */
+  async checkpoint(): Promise<void> {
+    if (!this.leaseLog || this.rotating) return;
     this.rotating = true;
-    log.rotate(this.snapshot()).finally(() => {
+    try {
+      await this.leaseLog.rotate(this.snapshot());
+    } finally {
       this.rotating = false;
-    });
+    }
   }
 
   /** The live table as records: every queue, each live batch with its live offsets. */
@@ -376,6 +388,7 @@ export class PopService implements BrokerService {
           offsets,
         });
       }
+      if (q.order) out.push(this.ordered.recordOf(q));
     }
     return out;
   }
@@ -432,6 +445,7 @@ export class PopService implements BrokerService {
     q.leases.delete(o);
     b.live--;
     this.leases--;
+    if (b.live === 0) b.offsets = NO_OFFSETS;
   }
 }
 
