@@ -151,16 +151,30 @@ export class LeaseLog {
         this.queue = [];
         this.tail = deferred();
         let run: Uint8Array[] = [];
-        for (const item of items) {
-          if (item instanceof Uint8Array) {
-            run.push(item);
-            continue;
+        try {
+          for (const item of items) {
+            if (item instanceof Uint8Array) {
+              run.push(item);
+              continue;
+            }
+            await this.write(run);
+            run = [];
+            await this.switchTo(item);
           }
           await this.write(run);
-          run = [];
-          await this.switchTo(item);
+        } catch (err) {
+          // Waiters must not hang on a disk error: they go on, the loss is logged.
+          this.log.error(
+            { err, dir: this.dir },
+            "POP lease log rotation failed: leases may not survive a crash",
+          );
+          // What was taken is written or lost: only what is queued since counts.
+          this.queuedBytes = 0;
+          for (const item of this.queue) {
+            if (item instanceof Uint8Array) this.queuedBytes += item.length;
+            else for (const b of item.snapshot) this.queuedBytes += b.length;
+          }
         }
-        await this.write(run);
         done.resolve();
       }
     } finally {
