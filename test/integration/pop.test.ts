@@ -260,3 +260,51 @@ test("BATCH_ACK_MESSAGE acks the set bits of one entry; an empty request is NO_M
   );
   expect(none.code).toBe(ResponseCode.NO_MESSAGE);
 });
+
+test("two consumers of one group popping concurrently never hold the same message at once", async () => {
+  await using h = await startBroker();
+  const admin = h.client();
+  await createTopic(admin, h.addr, "TTwo", 2);
+  const sent = Array.from({ length: 120 }, (_, i) => `t${i}`);
+  for (const b of sent) await send(admin, h.addr, "TTwo", b);
+  const held = new Set<string>();
+  const seen: string[] = [];
+  const overlaps: string[] = [];
+  const consume = async (c: ReturnType<typeof h.client>) => {
+    while (seen.length < sent.length) {
+      const reply = await c.invoke(h.addr, popRequest({ group: "G2", topic: "TTwo", max: 7, pollMs: 200 }));
+      const got = handlesOf(reply);
+      for (const m of got) {
+        const body = new TextDecoder().decode(m.record.body);
+        if (held.has(body)) overlaps.push(body);
+        held.add(body);
+        seen.push(body);
+      }
+      for (const m of got) {
+        expect((await ack(c, h.addr, "G2", "TTwo", m.record.queueId, m.handle)).code).toBe(
+          ResponseCode.SUCCESS,
+        );
+        held.delete(new TextDecoder().decode(m.record.body));
+      }
+    }
+  };
+  await Promise.all([consume(h.client()), consume(h.client())]);
+  expect({ overlaps, seen: [...seen].sort() }).toEqual({ overlaps: [], seen: [...sent].sort() });
+});
+
+test("POP and PULL of one group share the consume offset (§A.16): a pop's commit is what QUERY_CONSUMER_OFFSET reads, an offset committed by a puller is where the next pop starts", async () => {
+  await using h = await startBroker();
+  const c = h.client();
+  await createTopic(c, h.addr, "TMix", 1);
+  for (let i = 0; i < 6; i++) await send(c, h.addr, "TMix", `x${i}`);
+  const q = { consumerGroup: "GM", topic: "TMix", queueId: "0" };
+  const first = handlesOf(await c.invoke(h.addr, popRequest({ group: "GM", topic: "TMix", max: 2 })));
+  for (const m of first) await ack(c, h.addr, "GM", "TMix", 0, m.handle);
+  const queried = await c.invoke(h.addr, request(RequestCode.QUERY_CONSUMER_OFFSET, q));
+  await c.invoke(h.addr, request(RequestCode.UPDATE_CONSUMER_OFFSET, { ...q, commitOffset: "4" }));
+  const next = handlesOf(await c.invoke(h.addr, popRequest({ group: "GM", topic: "TMix" })));
+  expect({
+    queried: queried.extFields?.offset,
+    next: next.map((m) => new TextDecoder().decode(m.record.body)),
+  }).toEqual({ queried: "2", next: ["x4", "x5"] });
+});
