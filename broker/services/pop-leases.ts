@@ -5,8 +5,7 @@
  * lease; CHANGE_MESSAGE_INVISIBLETIME replaces it; a 100 ms sweep hands expired leases to the
  * reviver (pop-revive.ts), which copies them into `%RETRY%<group>_<topic>` (§A.12.3).
  *
- * Compact by design: the leases of one pop share one `LeaseBatch` (times, ckOffset, reviveQid), so
- * a lease is one Map entry offset → batch; deadlines sit in 100 ms buckets by batch.
+ * The table itself (one Map entry per lease, batches by deadline) is pop-lease-table.ts.
  *
  * Offsets: the next offset to pop (`popped`) lives here; the committed consume offset advances to
  * the lowest offset still leased, or to `popped` when none is (an un-acked message therefore holds
@@ -19,15 +18,15 @@
  */
 import { join } from "node:path";
 import type { BrokerContext } from "../context.ts";
-import { DeadlineWheel } from "./pop-deadlines.ts";
 import { LeaseLog } from "./pop-lease-log.ts";
 import { type LeaseRecord, LeaseRecordType } from "./pop-lease-records.ts";
+import { type LeaseBatch, LeaseTable, type LeaseTerms, type PopQueue } from "./pop-lease-table.ts";
 import { PopWaiters } from "./pop-leases-waiters.ts";
-import type { OrderInfo } from "./pop-order.ts";
 import { OrderedPops } from "./pop-ordered.ts";
 import { originalTopicOf, PopReviver } from "./pop-revive.ts";
 import type { BrokerService } from "./service.ts";
 
+export type { LeaseBatch, LeaseTerms, PopQueue } from "./pop-lease-table.ts";
 export { FIRST_POP_TIME, originalTopicOf, POP_CK } from "./pop-revive.ts";
 
 const SWEEP_INTERVAL_MS = 100;
@@ -35,45 +34,8 @@ const SWEEP_INTERVAL_MS = 100;
 const LOG_ROTATE_BYTES_MIN = 64 * 1024 * 1024;
 /** Rough bytes of one lease in a snapshot, to compare the log with the live table. */
 const SNAPSHOT_BYTES_PER_LEASE = 12;
-const NO_OFFSETS: readonly number[] = [];
 /** Revive queues of unordered pops (Java's reviveQueueNum). */
 const REVIVE_QUEUE_NUM = 8;
-
-/** What the leases of one pop (or one CHANGE) share. */
-export interface LeaseTerms {
-  readonly ckOffset: number;
-  readonly popTime: number;
-  readonly invisibleTime: number;
-  readonly reviveQid: number;
-}
-
-export interface LeaseBatch extends LeaseTerms {
-  readonly q: PopQueue;
-  readonly deadline: number;
-  /** Emptied once every lease of the batch is settled. */
-  offsets: readonly number[];
-  /** Offsets of `offsets` whose entry still names this batch. */
-  live: number;
-}
-
-/** One (group, real topic, queue): what is leased and where the next pop starts. */
-export interface PopQueue {
-  /** Names the queue in the lease log. */
-  readonly id: number;
-  readonly group: string;
-  /** The topic consumers pop (the original one, also for a retry topic's queue). */
-  readonly topic: string;
-  /** Where the messages live: `topic` or its retry topic. */
-  readonly realTopic: string;
-  readonly queueId: number;
-  /** Next offset to pop; -1 until the first pop. */
-  popped: number;
-  /** A pop is reading this queue: another pop skips it (Java's try-lock). */
-  busy: boolean;
-  readonly leases: Map<number, LeaseBatch>;
-  /** The last ordered batch (§A.15), or null. */
-  order: OrderInfo | null;
-}
 
 export class PopService implements BrokerService {
   readonly name = "pop";
@@ -81,15 +43,12 @@ export class PopService implements BrokerService {
   /** Parked NOTIFICATION requests: a registry of their own, so they never take a pop's wake-up. */
   readonly notifications = new PopWaiters();
   readonly ordered: OrderedPops;
-  private readonly queues = new Map<string, PopQueue>();
-  private readonly byId = new Map<number, PopQueue>();
-  private readonly deadlines = new DeadlineWheel<LeaseBatch>();
+  private readonly table = new LeaseTable();
   private readonly reviver: PopReviver;
   private readonly leaseLog: LeaseLog | null;
   private sweepTimer: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
   private reviveCounter = 0;
-  private leases = 0;
   private rotating = false;
 
   /** `logDir` null: nothing is persisted (unit tests). */
@@ -109,11 +68,10 @@ export class PopService implements BrokerService {
   async start(): Promise<void> {
     if (this.leaseLog) {
       const { records, files } = await this.leaseLog.recover();
-      for (const r of records) this.replay(r);
+      for (const r of records) this.table.replay(r, (q, json) => this.ordered.replay(q, json));
       await this.leaseLog.rotate(this.snapshot());
-      for (const q of this.queues.values()) this.advanceCommit(q);
-      if (files > 0)
-        this.ctx.log.info({ leases: this.leases, queues: this.queues.size }, "POP leases recovered");
+      for (const q of this.table.queueList()) this.advanceCommit(q);
+      if (files > 0) this.ctx.log.info({ leases: this.leaseCount }, "POP leases recovered");
     }
     this.unsubscribe = this.ctx.store.onMessageArrived((topic, queueId, _offset, tagsCode) => {
       this.waiters.notify(topic, queueId, tagsCode);
@@ -136,7 +94,7 @@ export class PopService implements BrokerService {
   }
 
   runtimeInfo(): Iterable<readonly [string, string]> {
-    return [["popInflightLeases", String(this.leases)]];
+    return [["popInflightLeases", String(this.leaseCount)]];
   }
 
   /** Round-robin over Java's 8 revive queues (§A.4.3 step 1). */
@@ -146,20 +104,12 @@ export class PopService implements BrokerService {
   }
 
   get leaseCount(): number {
-    return this.leases;
+    return this.table.leaseCount;
   }
 
   queue(group: string, topic: string, realTopic: string, queueId: number): PopQueue {
-    const key = `${realTopic}@${group}@${queueId}`;
-    let q = this.queues.get(key);
-    if (!q) {
-      let id = this.byId.size + 1;
-      while (this.byId.has(id)) id++;
-      q = { id, group, topic, realTopic, queueId, popped: -1, busy: false, leases: new Map(), order: null };
-      this.queues.set(key, q);
-      this.byId.set(q.id, q);
-      this.record({ type: LeaseRecordType.QUEUE, qid: q.id, queueId, group, topic, realTopic });
-    }
+    const { q, created } = this.table.ensure(group, topic, realTopic, queueId);
+    if (created) this.record({ type: LeaseRecordType.QUEUE, qid: q.id, queueId, group, topic, realTopic });
     return q;
   }
 
@@ -169,7 +119,7 @@ export class PopService implements BrokerService {
   }
 
   findQueue(group: string, realTopic: string, queueId: number): PopQueue | undefined {
-    return this.queues.get(`${realTopic}@${group}@${queueId}`);
+    return this.table.find(group, realTopic, queueId);
   }
 
   /** Where the next pop of `q` reads: the later of the committed offset and the last popped one. */
@@ -187,7 +137,7 @@ export class PopService implements BrokerService {
    * advances the commit. Resolves once the record is written: reply only then.
    */
   popped(q: PopQueue, terms: LeaseTerms, offsets: readonly number[], nextBegin: number): Promise<void> {
-    if (offsets.length > 0) this.lease(q, terms, offsets);
+    if (offsets.length > 0) this.table.lease(q, terms, offsets);
     q.popped = Math.max(q.popped, nextBegin);
     this.advanceCommit(q);
     return this.record({ type: LeaseRecordType.POP, qid: q.id, ...terms, nextBegin, offsets });
@@ -249,7 +199,7 @@ export class PopService implements BrokerService {
   ): LeaseBatch {
     const q = this.queueOf(group, realTopic, queueId);
     const terms = { ckOffset: offset, popTime: now, invisibleTime, reviveQid };
-    const b = this.lease(q, terms, [offset]);
+    const b = this.table.lease(q, terms, [offset]);
     this.record({ type: LeaseRecordType.CHANGE, qid: q.id, offset, popTime: now, invisibleTime, reviveQid });
     return b;
   }
@@ -261,7 +211,7 @@ export class PopService implements BrokerService {
 
   /** Hands every batch whose deadline passed to the reviver. */
   sweep(now: number): void {
-    this.deadlines.takeDue(now, (b) => {
+    this.table.deadlines.takeDue(now, (b) => {
       if (b.live > 0) this.reviver.enqueue(b);
     });
     this.reviver.pump();
@@ -277,42 +227,15 @@ export class PopService implements BrokerService {
 
   /** Called by the reviver: `b` could not be revived now; its live leases are retried at `at`. */
   retryLater(b: LeaseBatch, at: number): void {
-    this.deadlines.add(b, at);
-  }
-
-  private lease(q: PopQueue, terms: LeaseTerms, offsets: readonly number[]): LeaseBatch {
-    const b: LeaseBatch = { ...terms, q, deadline: terms.popTime + terms.invisibleTime, offsets, live: 0 };
-    for (const o of offsets) {
-      const old = q.leases.get(o);
-      if (!old) this.leases++;
-      else if (--old.live === 0) old.offsets = NO_OFFSETS;
-      q.leases.set(o, b);
-      b.live++;
-    }
-    this.deadlines.add(b, b.deadline);
-    return b;
+    this.table.deadlines.add(b, at);
   }
 
   /** Deletes the entries of `offsets` that still name `b`, and logs it; returns how many. */
   private settle(q: PopQueue, b: LeaseBatch, offsets: readonly number[]): number {
-    const gone: number[] = [];
-    for (const o of offsets) {
-      if (q.leases.get(o) !== b) continue;
-      q.leases.delete(o);
-      b.live--;
-      this.leases--;
-      gone.push(o);
-    }
-    // The wheel keeps a settled batch until its deadline: let its offsets go now.
-    if (b.live === 0) b.offsets = NO_OFFSETS;
+    const gone = this.table.drop(q, b, offsets);
     if (gone.length > 0) {
-      this.record({
-        type: LeaseRecordType.DEL,
-        qid: q.id,
-        popTime: b.popTime,
-        ckOffset: b.ckOffset,
-        offsets: gone,
-      });
+      const { popTime, ckOffset } = b;
+      this.record({ type: LeaseRecordType.DEL, qid: q.id, popTime, ckOffset, offsets: gone });
     }
     return gone.length;
   }
@@ -337,7 +260,7 @@ export class PopService implements BrokerService {
   private maybeRotate(): void {
     const log = this.leaseLog;
     if (!log || this.rotating) return;
-    if (log.size < Math.max(LOG_ROTATE_BYTES_MIN, 4 * this.leases * SNAPSHOT_BYTES_PER_LEASE)) return;
+    if (log.size < Math.max(LOG_ROTATE_BYTES_MIN, 4 * this.leaseCount * SNAPSHOT_BYTES_PER_LEASE)) return;
     void this.checkpoint();
   }
 
@@ -352,100 +275,8 @@ export class PopService implements BrokerService {
     }
   }
 
-  /** The live table as records: every queue, each live batch with its live offsets. */
   private snapshot(): LeaseRecord[] {
-    const out: LeaseRecord[] = [];
-    for (const q of this.queues.values()) {
-      const { id: qid, queueId, group, topic, realTopic } = q;
-      out.push({ type: LeaseRecordType.QUEUE, qid, queueId, group, topic, realTopic });
-      const batches = new Map<LeaseBatch, number[]>();
-      for (const [o, b] of q.leases) {
-        const list = batches.get(b);
-        if (list) list.push(o);
-        else batches.set(b, [o]);
-      }
-      const nextBegin = q.popped;
-      out.push({
-        type: LeaseRecordType.POP,
-        qid,
-        ckOffset: 0,
-        popTime: 0,
-        invisibleTime: 0,
-        reviveQid: 0,
-        nextBegin,
-        offsets: [],
-      });
-      for (const [b, offsets] of batches) {
-        const { ckOffset, popTime, invisibleTime, reviveQid } = b;
-        out.push({
-          type: LeaseRecordType.POP,
-          qid,
-          ckOffset,
-          popTime,
-          invisibleTime,
-          reviveQid,
-          nextBegin,
-          offsets,
-        });
-      }
-      if (q.order) out.push(this.ordered.recordOf(q));
-    }
-    return out;
-  }
-
-  /** Applies one recovered record to the table, writing nothing. */
-  private replay(r: LeaseRecord): void {
-    if (r.type === LeaseRecordType.QUEUE) {
-      const key = `${r.realTopic}@${r.group}@${r.queueId}`;
-      const old = this.queues.get(key);
-      if (old) this.byId.delete(old.id);
-      const q: PopQueue = {
-        id: r.qid,
-        group: r.group,
-        topic: r.topic,
-        realTopic: r.realTopic,
-        queueId: r.queueId,
-        popped: old?.popped ?? -1,
-        busy: false,
-        leases: old?.leases ?? new Map(),
-        order: old?.order ?? null,
-      };
-      this.queues.set(key, q);
-      this.byId.set(q.id, q);
-      return;
-    }
-    if (r.type === LeaseRecordType.SNAPSHOT_END) return;
-    const q = this.byId.get(r.qid);
-    if (!q) return;
-    switch (r.type) {
-      case LeaseRecordType.POP:
-        if (r.offsets.length > 0) this.lease(q, r, r.offsets);
-        q.popped = Math.max(q.popped, r.nextBegin);
-        break;
-      case LeaseRecordType.DEL:
-        for (const o of r.offsets) {
-          const b = q.leases.get(o);
-          if (b && b.popTime === r.popTime && b.ckOffset === r.ckOffset) this.settleQuietly(q, b, o);
-        }
-        break;
-      case LeaseRecordType.ORDER:
-        this.ordered.replay(q, r.json);
-        break;
-      case LeaseRecordType.CHANGE:
-        this.lease(
-          q,
-          { ckOffset: r.offset, popTime: r.popTime, invisibleTime: r.invisibleTime, reviveQid: r.reviveQid },
-          [r.offset],
-        );
-        break;
-    }
-  }
-
-  private settleQuietly(q: PopQueue, b: LeaseBatch, o: number): void {
-    q.leases.delete(o);
-    b.live--;
-    this.leases--;
-    if (b.live === 0) b.offsets = NO_OFFSETS;
+    return this.table.snapshot((q) => this.ordered.recordOf(q));
   }
 }
 

@@ -14,7 +14,7 @@ import { RETRY_GROUP_TOPIC_PREFIX } from "../../src/protocol/topic-names.ts";
 import type { BrokerContext } from "../context.ts";
 import type { MessageToStore } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
-import type { LeaseBatch, PopQueue } from "./pop-leases.ts";
+import type { LeaseBatch, PopQueue } from "./pop-lease-table.ts";
 
 /** Java's PROPERTY_FIRST_POP_TIME and PROPERTY_POP_CK. */
 export const FIRST_POP_TIME = "1ST_POP_TIME";
