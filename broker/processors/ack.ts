@@ -108,14 +108,22 @@ interface BatchAck {
   bitSet?: string;
 }
 
-/** Offsets of the set bits of a little-endian, base64 bit set (§A.8). */
+/**
+ * Set bits one BATCH_ACK entry may name. An entry covers one pop's messages of one queue (at most
+ * 32, §A.8): a bigger bit set is hostile and is not expanded past this.
+ */
+const BATCH_ACK_BITS_MAX = 1024;
+
+/** Offsets of the set bits of a little-endian, base64 bit set (§A.8), the first BATCH_ACK_BITS_MAX. */
 export function bitSetOffsets(base64: string, startOffset: number): number[] {
   const bytes = Buffer.from(base64, "base64");
   const out: number[] = [];
-  for (let i = 0; i < bytes.length * 8; i++) {
-    if ((bytes[i >> 3]! >> (i & 7)) & 1) out.push(startOffset + i);
+  for (let i = 0; i < bytes.length && out.length < BATCH_ACK_BITS_MAX; i++) {
+    const byte = bytes[i]!;
+    if (byte === 0) continue;
+    for (let bit = 0; bit < 8; bit++) if ((byte >> bit) & 1) out.push(startOffset + i * 8 + bit);
   }
-  return out;
+  return out.slice(0, BATCH_ACK_BITS_MAX);
 }
 
 export function ackProcessors(ctx: BrokerContext): ProcessorTableEntry[] {

@@ -159,3 +159,9 @@ test("BATCH_ACK bit set: the spec's CQI= from offset 100 acks 100, 103 and 109",
   expect(bitSetOffsets("CQI=", 100)).toEqual([100, 103, 109]);
   expect(bitSetOffsets("", 100)).toEqual([]);
 });
+
+test("a hostile BATCH_ACK bit set is not expanded past 1024 offsets", () => {
+  const all = Buffer.alloc(1 << 20, 0xff).toString("base64");
+  const offsets = bitSetOffsets(all, 0);
+  expect({ n: offsets.length, last: offsets.at(-1) }).toEqual({ n: 1024, last: 1023 });
+});
