@@ -8,7 +8,7 @@
  * million promises at once.
  */
 import { popRetryTopicV1, retryFlagOfTopic } from "../../src/protocol/headers/pop.ts";
-import { decodeRecord, MessageConst } from "../../src/protocol/message/index.ts";
+import { decodeRecord, editPropertiesString, MessageConst } from "../../src/protocol/message/index.ts";
 import { DEFAULT_PERM } from "../../src/protocol/route/perm.ts";
 import { RETRY_GROUP_TOPIC_PREFIX } from "../../src/protocol/topic-names.ts";
 import type { BrokerContext } from "../context.ts";
@@ -190,21 +190,24 @@ export class PopReviver {
     return spans.map((s) => (s ? recs[k++] : undefined));
   }
 
-  /** The copy of §A.12.3. */
+  /** The copy of §A.12.3, its properties edited as a string (no map copied per message). */
   private copy(raw: Uint8Array, retryTopic: string, popTime: number): MessageToStore {
     const msg = decodeRecord(raw);
-    const properties = new Map(msg.properties);
-    properties.delete(POP_CK);
-    properties.delete(MessageConst.RETRY_TOPIC);
-    if (msg.reconsumeTimes === 0 || !properties.has(FIRST_POP_TIME)) {
-      properties.set(FIRST_POP_TIME, String(popTime));
-    }
+    const first = msg.reconsumeTimes === 0 || !msg.properties.has(FIRST_POP_TIME);
+    const propertiesString = editPropertiesString(
+      msg.propertiesString,
+      first ? { [FIRST_POP_TIME]: String(popTime) } : {},
+      [POP_CK, MessageConst.RETRY_TOPIC],
+    );
     return {
       topic: retryTopic,
       queueId: 0,
       flag: msg.flag,
       body: msg.body,
-      properties,
+      // The record gets propertiesString; the store reads WAIT, TAGS and the keys from the map,
+      // none of which the edit touches.
+      properties: msg.properties,
+      propertiesString,
       bornTimestamp: msg.bornTimestamp,
       bornHost: this.ctx.storeHost,
       storeHost: this.ctx.storeHost,
