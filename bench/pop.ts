@@ -24,6 +24,7 @@ const LEASES = Number(process.env.BENCH_POP_LEASES ?? 1_000_000);
 const QUEUES = 8;
 const CONSUMERS = 8;
 const ROUNDS = 3;
+const WARMUP = 20_000;
 const SEND_BATCH = 32;
 const SEND_INFLIGHT = 8;
 const POLLING_TIMEOUT = 210;
@@ -141,9 +142,14 @@ const c = new RemotingClient({ name: "bench-pop", log });
 const addr = srv.brokerAddr;
 await createTopic(c, addr, "BenchPop", QUEUES);
 await createTopic(c, addr, "BenchLease", QUEUES);
+await createTopic(c, addr, "BenchWarm", QUEUES);
 
 // 1. Throughput from one backlog: ROUNDS rounds of a PULL drain and a POP drain (a new group each
 // round), the first side alternating, since this machine's speed drifts within seconds.
+// A small warm-up of both paths first, so that neither pays the JIT's first tiers in round 0.
+const warm = await fill(c, addr, "BenchWarm", WARMUP, BODY);
+await pullDrain(c, addr, "BenchWarm", warm);
+await popDrain(c, addr, "BENCH_WARM", "BenchWarm", warm);
 const backlog = await fill(c, addr, "BenchPop", BACKLOG, BODY);
 const pullRates: number[] = [];
 const popRates: number[] = [];
