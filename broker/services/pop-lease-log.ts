@@ -64,6 +64,8 @@ export class LeaseLog {
   private tail = deferred();
   private flushing: Promise<void> = Promise.resolve();
   private running = false;
+  /** Resolves when the write under way (not the ones queued after it) is done. */
+  private writing: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -115,7 +117,10 @@ export class LeaseLog {
 
   /** Everything queued so far, written. */
   flush(): Promise<void> {
-    return this.queue.length > 0 ? this.kick() : this.flushing;
+    if (this.queue.length > 0) return this.kick();
+    // Only what the writer already took is pending: wait for that write, not for the writer to
+    // run dry (under steady load it never would).
+    return this.running ? this.writing : Promise.resolve();
   }
 
   async close(): Promise<void> {
@@ -148,6 +153,7 @@ export class LeaseLog {
       while (this.queue.length > 0) {
         const items = this.queue;
         const done = this.tail;
+        this.writing = done.promise;
         this.queue = [];
         this.tail = deferred();
         let run: Uint8Array[] = [];
