@@ -2,7 +2,7 @@
  * POP benchmark (issue #18): `rocketbun start` in a child process.
  *
  * 1. Throughput: a backlog of BENCH_POP_BACKLOG 1 KiB messages over 8 queues is drained twice in
- *    the same run, in 3 rounds of alternating order: by PULL (one puller per queue, 32 a pull: the
+ *    the same run, in 5 rounds of alternating order: by PULL (one puller per queue, 32 a pull: the
  *    ceiling) and by POP (8 consumers popping 32 at a time from any queue and acking each batch
  *    with one BATCH_ACK); the ratio is the median of the rounds' ratios.
  * 2. Leases: BENCH_POP_LEASES small messages are popped and left un-acked, each pop with the
@@ -23,7 +23,7 @@ const BACKLOG = Number(process.env.BENCH_POP_BACKLOG ?? 200_000);
 const LEASES = Number(process.env.BENCH_POP_LEASES ?? 1_000_000);
 const QUEUES = 8;
 const CONSUMERS = 8;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const WARMUP = 20_000;
 const SEND_BATCH = 32;
 const SEND_INFLIGHT = 8;
@@ -203,7 +203,7 @@ const rows: Row[] = [
     ceiling: pullRate,
     ratio: popRatio,
     target: 0.6,
-    unit: `msgs/s, 8 consumers × 32, one BATCH_ACK per pop overlapping the next pop; ratio: median of ${ROUNDS} paired rounds`,
+    unit: `msgs/s, 8 consumers × 32, one BATCH_ACK per pop overlapping the next pop; ratio: median of ${ROUNDS} paired rounds (${popRates.map((r, i) => (r / pullRates[i]!).toFixed(2)).join(" ")})`,
   },
   {
     name: `pop ${leaseCount.toLocaleString("en-US")} and hold (64 B)`,

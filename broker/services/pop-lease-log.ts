@@ -142,7 +142,8 @@ export class LeaseLog {
     const p = this.tail.promise;
     if (!this.running) {
       this.running = true;
-      this.flushing = this.drain();
+      // From the next macrotask: records of every request handled in this turn share one write.
+      this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
     }
     return p;
   }
