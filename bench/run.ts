@@ -1,15 +1,15 @@
 /**
  * `npm run bench`: runs every benchmark in turn, each in its own process so one's heap and sockets
  * do not colour the next. Figures are printed beside ceilings measured in the same run.
- * Pass names to run a subset: `npm run bench -- remoting namesrv`; `soak`, `crash` and `timers` (over
- * 90 s at its full million) run only when named.
+ * Pass names to run a subset: `npm run bench -- remoting namesrv`; `soak`, `crash`, `timers` (over
+ * 90 s at its full million) and `pop` (a million leases) run only when named.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const all = ["remoting", "namesrv", "store", "broker", "client", "security", "gateway"];
 /** Run only when named: they take minutes. */
-const onRequest = ["soak", "crash", "timers"];
+const onRequest = ["soak", "crash", "timers", "pop"];
 const wanted = process.argv.slice(2);
 const names = wanted.length > 0 ? wanted : all;
 let failed = 0;

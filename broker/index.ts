@@ -230,6 +230,9 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     log,
   };
 
+  // POP leases: recovered from their log before the ports open, persisted until after they close.
+  services.push(popServiceOf(ctx));
+
   const table = brokerProcessorTable(ctx);
   defineBrokerLanes(server.registry, ctx);
   defineBrokerLanes(vipServer.registry, ctx);
@@ -328,7 +331,6 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       scan.unref?.();
       timers.push(scan);
       locks.start();
-      popServiceOf(ctx).start();
       if (namesrvAddrs().length > 0) await registration.start();
       const line = bootLine(bc.brokerName, brokerAddr, bc.namesrvAddr);
       log.info(line);
@@ -338,7 +340,6 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       ownAcl?.stop();
       for (const t of timers) clearInterval(t);
       locks.stop();
-      await popServiceOf(ctx).stop();
       registration?.stop();
       if (registration && namesrvAddrs().length > 0) await registration.unregisterAll();
       await vipServer.stop();

@@ -15,6 +15,7 @@ import { consumerCallProcessors } from "./processors/consumer-call.ts";
 import { lockProcessors } from "./processors/lock.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
 import { createPopProcessor } from "./processors/pop.ts";
+import { popPeekProcessors, popRollbackProcessor } from "./processors/pop-peek.ts";
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
 import { recallProcessors } from "./processors/recall.ts";
@@ -27,6 +28,9 @@ const MAIN_PORT_ONLY: ReadonlySet<number> = new Set([
   RequestCode.PULL_MESSAGE,
   RequestCode.LITE_PULL_MESSAGE,
   RequestCode.POP_MESSAGE,
+  RequestCode.PEEK_MESSAGE,
+  RequestCode.NOTIFICATION,
+  RequestCode.POLLING_INFO,
 ]);
 
 /** Lanes stand in for Java's per-family executors; queue capacities are RocketMQ's defaults. */
@@ -59,6 +63,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
     ...onLane("pull", [
       [RequestCode.PULL_MESSAGE, createPullProcessor(ctx)],
       [RequestCode.POP_MESSAGE, createPopProcessor(ctx)],
+      ...popPeekProcessors(ctx),
     ]),
     ...onLane("query", queryProcessors(ctx)),
     // Queue locks on the client lane, not admin's (Java's): a relock must not wait behind admin
@@ -67,6 +72,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
     // ACK / CHANGE_INVISIBLETIME of POP: both ports, as Java's M+V registration (spec pop §A.2).
     ...onLane("client", ackProcessors(ctx)),
     ...onLane("admin", [
+      popRollbackProcessor,
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),
       ...adminBrokerProcessors(ctx),

@@ -1,15 +1,17 @@
 /**
- * One POP read (spec pop-timer-filter §A.4.3, non-ordered): the retry topic and the topic's
- * queues in Java's order, each queue read from the later of its committed and popped offsets,
- * each message leased. Retry copies are re-encoded under the original topic with POP_CK (§A.5.3);
+ * One POP read (spec pop-timer-filter §A.4.3): the retry topic and the topic's queues in Java's
+ * order, each queue read from the later of its committed and popped offsets, each message leased;
+ * an ordered pop (§A.15) reads only the topic, skips blocked queues and records the batch instead. Retry copies are re-encoded under the original topic with POP_CK (§A.5.3);
  * messages of the topic itself go out verbatim.
  */
 import {
   encodeReceiptHandle,
+  POP_ORDER_REVIVE_QUEUE,
   type PopMessageRequestHeader,
   PopRetryFlag,
   popRetryTopicV1,
   type QueueOffsets,
+  type QueueOrderCounts,
 } from "../../src/protocol/headers/pop.ts";
 import {
   decodeRecord,
@@ -19,9 +21,10 @@ import {
   readI64,
 } from "../../src/protocol/message/index.ts";
 import type { BrokerContext } from "../context.ts";
-import { POP_CK, type PopLease, type PopQueue, type PopService } from "../services/pop-leases.ts";
+import { POP_CK, type PopService } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { GetMessageStatus } from "../store/status.ts";
+import type { ReadCharge } from "./pop-budget.ts";
 
 /** Java's popFromRetryProbability (percent). */
 const POP_FROM_RETRY_PROBABILITY = 20;
@@ -32,6 +35,10 @@ export interface PopBatch {
   readonly messages: Uint8Array[];
   readonly queues: QueueOffsets[];
   restNum: number;
+  /** Lease records of this pop being written: the reply waits for them (pop-leases.ts). */
+  readonly durable: Promise<void>[];
+  /** Ordered pops: the orderCountInfo entry of each queue read (§A.15). */
+  readonly orderCounts: QueueOrderCounts[];
 }
 
 /** Store statuses after which the read restarts from the store's nextBeginOffset (§A.4.3). */
@@ -46,31 +53,45 @@ export async function popBatch(
   pop: PopService,
   h: PopMessageRequestHeader,
   filter: MessageFilter | undefined,
+  charge: ReadCharge,
 ): Promise<PopBatch> {
   const batch: PopBatch = {
     popTime: Date.now(),
-    reviveQid: pop.nextReviveQid(),
+    reviveQid: h.order === true ? POP_ORDER_REVIVE_QUEUE : pop.nextReviveQid(),
     messages: [],
     queues: [],
     restNum: 0,
+    durable: [],
+    orderCounts: [],
   };
   const retryTopic = popRetryTopicV1(h.topic, h.consumerGroup);
-  const hasRetry = ctx.topics.get(retryTopic) !== undefined;
+  // Ordered pops never read the retry topic: expired batches are read again in place (§A.15).
+  const hasRetry = h.order !== true && ctx.topics.get(retryTopic) !== undefined;
   const randomQ = Math.floor(Math.random() * 100);
   const retryFirst = hasRetry && randomQ < POP_FROM_RETRY_PROBABILITY;
   const want = () => Math.max(0, h.maxMsgNums - batch.messages.length);
-  if (retryFirst) await popQueue(ctx, pop, h, batch, retryTopic, 0, want(), filter);
+  if (retryFirst) await popQueue(ctx, pop, h, batch, charge, retryTopic, 0, want(), filter);
   const topic = ctx.topics.get(h.topic);
   if (topic) {
     if (h.queueId >= 0) {
-      await popQueue(ctx, pop, h, batch, h.topic, h.queueId, want(), filter);
+      await popQueue(ctx, pop, h, batch, charge, h.topic, h.queueId, want(), filter);
     } else {
       for (let i = 0; i < topic.readQueueNums; i++) {
-        await popQueue(ctx, pop, h, batch, h.topic, (randomQ + i) % topic.readQueueNums, want(), filter);
+        await popQueue(
+          ctx,
+          pop,
+          h,
+          batch,
+          charge,
+          h.topic,
+          (randomQ + i) % topic.readQueueNums,
+          want(),
+          filter,
+        );
       }
     }
   }
-  if (hasRetry && !retryFirst) await popQueue(ctx, pop, h, batch, retryTopic, 0, want(), filter);
+  if (hasRetry && !retryFirst) await popQueue(ctx, pop, h, batch, charge, retryTopic, 0, want(), filter);
   return batch;
 }
 
@@ -79,12 +100,13 @@ async function popQueue(
   pop: PopService,
   h: PopMessageRequestHeader,
   batch: PopBatch,
+  charge: ReadCharge,
   realTopic: string,
   queueId: number,
   want: number,
   filter: MessageFilter | undefined,
 ): Promise<void> {
-  const q = pop.queue(h.consumerGroup, realTopic, queueId);
+  const q = pop.queue(h.consumerGroup, h.topic, realTopic, queueId);
   const maxOffset = ctx.store.getMaxOffsetInQueue(realTopic, queueId);
   if (q.busy) {
     batch.restNum += Math.max(0, maxOffset - Math.max(q.popped, 0));
@@ -94,7 +116,12 @@ async function popQueue(
     batch.restNum += Math.max(0, maxOffset - pop.popOffset(q, () => initOffset(ctx, h, realTopic, queueId)));
     return;
   }
+  const order = h.order === true;
+  // A blocked ordered queue is skipped without adding to restNum (Java's checkBlock).
+  if (order && pop.ordered.blocked(q, h.attemptId ?? null, batch.popTime)) return;
+  if (!charge.beforeRead()) return;
   q.busy = true;
+  let readBytes = 0;
   try {
     let offset = pop.popOffset(q, () => initOffset(ctx, h, realTopic, queueId));
     let r = await read(ctx, h, realTopic, queueId, offset, want, filter);
@@ -103,25 +130,41 @@ async function popQueue(
       ctx.offsets.commit(h.consumerGroup, realTopic, queueId, offset);
       r = await read(ctx, h, realTopic, queueId, offset, want, filter);
     }
-    const leases: PopLease[] = [];
+    const offsets: number[] = [];
     if (r.status === GetMessageStatus.FOUND && r.messages.length > 0) {
       const flag = realTopic === h.topic ? PopRetryFlag.NORMAL : PopRetryFlag.RETRY_V1;
-      const offsets: number[] = [];
       for (const raw of r.messages) {
+        readBytes += raw.byteLength;
         const qo = readI64(new DataView(raw.buffer, raw.byteOffset, raw.byteLength), RECORD.queueOffset[0]);
         offsets.push(qo);
-        leases.push(lease(h, q, batch, qo, offset));
         batch.messages.push(
           flag === PopRetryFlag.NORMAL ? raw : asOriginal(ctx, h, batch, raw, offset, flag),
         );
       }
       batch.queues.push({ flag, queueId, startOffset: offset, offsets });
     }
-    // Also when filtered-out messages were skipped: the offset moves past them (§A.4.3).
-    if (r.nextBeginOffset >= offset) pop.popped(q, leases, r.nextBeginOffset);
+    if (order) {
+      if (offsets.length > 0) {
+        const o = pop.ordered.popped(q, batch.popTime, h.invisibleTime, offset, offsets, h.attemptId ?? null);
+        batch.orderCounts.push(o.counts);
+        batch.durable.push(o.durable);
+      } else if (r.nextBeginOffset > offset) {
+        ctx.offsets.commit(h.consumerGroup, realTopic, queueId, r.nextBeginOffset);
+      }
+    } else if (r.nextBeginOffset >= offset) {
+      // Also when filtered-out messages were skipped: the offset moves past them (§A.4.3).
+      const terms = {
+        ckOffset: offset,
+        popTime: batch.popTime,
+        invisibleTime: h.invisibleTime,
+        reviveQid: batch.reviveQid,
+      };
+      batch.durable.push(pop.popped(q, terms, offsets, r.nextBeginOffset));
+    }
     batch.restNum += Math.max(0, r.maxOffset - r.nextBeginOffset);
   } finally {
     q.busy = false;
+    charge.afterRead(readBytes);
   }
 }
 
@@ -143,27 +186,6 @@ function read(
     ctx.storeConfig.maxTransferBytesOnMessageInMemory,
     filter,
   );
-}
-
-function lease(
-  h: PopMessageRequestHeader,
-  q: PopQueue,
-  b: PopBatch,
-  offset: number,
-  ckOffset: number,
-): PopLease {
-  return {
-    group: h.consumerGroup,
-    topic: h.topic,
-    realTopic: q.realTopic,
-    queueId: q.queueId,
-    offset,
-    ckOffset,
-    popTime: b.popTime,
-    invisibleTime: h.invisibleTime,
-    reviveQid: b.reviveQid,
-    deadline: b.popTime + h.invisibleTime,
-  };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * POP_MESSAGE (200050), non-ordered (spec pop-timer-filter §A.4–A.5, §A.11): the checks of
+ * POP_MESSAGE (200050), unordered and ordered (spec pop-timer-filter §A.4–A.5, §A.11, §A.15): the checks of
  * §A.4.2, then reads from the POP retry topic (first with 20 % probability, else after the
  * topic) and the requested queue or every read queue, leasing each message handed out. Nothing
  * found: the request is parked until a matching arrival or its deadline (POLLING_TIMEOUT).
@@ -12,12 +12,14 @@ import {
 } from "../../src/protocol/body/subscription.ts";
 import {
   encodeMsgOffsetInfo,
+  encodeOrderCountInfo,
   encodeStartOffsetInfo,
+  invisibleTimeRemark,
   POP_BATCH_MAX,
+  POP_INVISIBLE_TIME_MAX_MS,
   PopMessageRequestHeader,
   PopMessageResponseHeader,
 } from "../../src/protocol/headers/pop.ts";
-import { isReadable } from "../../src/protocol/route/perm.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
@@ -25,6 +27,8 @@ import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { type PopService, popServiceOf } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
+import { ReadCharge } from "./pop-budget.ts";
+import { checkBrokerReadable, checkTopicAndGroup } from "./pop-checks.ts";
 import { type PopBatch, popBatch } from "./pop-read.ts";
 
 type PopHeader = ReturnType<typeof PopMessageRequestHeader.decode>;
@@ -32,6 +36,8 @@ type PopHeader = ReturnType<typeof PopMessageRequestHeader.decode>;
 const NO_MESSAGE_REMARK = "NO_MESSAGE_IN_QUEUE";
 /** Java answers an idle pop this long before bornTime + pollTime (§A.11). */
 const DEADLINE_MARGIN_MS = 50;
+/** Reads a pop repeats while wake-ups keep arriving during its read, before it parks anyway. */
+const REREADS_MAX = 3;
 
 export function createPopProcessor(ctx: BrokerContext) {
   const pop = popServiceOf(ctx);
@@ -53,8 +59,29 @@ export function createPopProcessor(ctx: BrokerContext) {
     const deadline = h.bornTime + h.pollTime - DEADLINE_MARGIN_MS;
 
     const run = async (mayPark: boolean): Promise<RemotingCommand | null> => {
-      const batch = await popBatch(ctx, pop, h, filter);
-      if (batch.messages.length > 0) return found(h, batch);
+      const charge = new ReadCharge(ctx, rc.connection);
+      try {
+        return await attempt(mayPark, charge);
+      } finally {
+        charge.release();
+      }
+    };
+    const attempt = async (mayPark: boolean, charge: ReadCharge): Promise<RemotingCommand | null> => {
+      let epoch = pop.waiters.epoch(h.topic, h.consumerGroup);
+      let batch = await popBatch(ctx, pop, h, filter, charge);
+      // An arrival or unblock during the read would find no waiter: read again rather than park.
+      for (let i = 0; i < REREADS_MAX && batch.messages.length === 0 && !charge.refused; i++) {
+        const now = pop.waiters.epoch(h.topic, h.consumerGroup);
+        if (now === epoch) break;
+        epoch = now;
+        batch = await popBatch(ctx, pop, h, filter, charge);
+      }
+      charge.throwIfRefusedEmpty(batch.messages.length);
+      if (batch.messages.length > 0) {
+        // The leases must survive a crash before the client may hold them.
+        await Promise.all(batch.durable);
+        return found(h, batch);
+      }
       if (!mayPark || h.pollTime <= 0 || Date.now() > deadline || rc.connection.closed) {
         return empty(ResponseCode.POLLING_TIMEOUT, h, batch);
       }
@@ -99,9 +126,15 @@ function found(h: PopHeader, b: PopBatch): RemotingCommand {
     restNum: b.restNum,
     startOffsetInfo: encodeStartOffsetInfo(b.queues),
     msgOffsetInfo: encodeMsgOffsetInfo(b.queues),
+    ...orderCountInfoOf(h, b),
   });
   const body = b.messages.length === 1 ? b.messages[0]! : Buffer.concat(b.messages);
   return RemotingCommand.response(ResponseCode.SUCCESS, "FOUND", ext, body);
+}
+
+/** Ordered pops always carry orderCountInfo, empty when nothing was read (§A.5.2). */
+function orderCountInfoOf(h: PopHeader, b: PopBatch): { orderCountInfo?: string } {
+  return h.order === true ? { orderCountInfo: encodeOrderCountInfo(b.orderCounts) } : {};
 }
 
 function empty(code: number, h: PopHeader, b: PopBatch): RemotingCommand {
@@ -112,52 +145,24 @@ function empty(code: number, h: PopHeader, b: PopBatch): RemotingCommand {
     restNum: b.restNum,
     startOffsetInfo: "",
     msgOffsetInfo: "",
+    ...orderCountInfoOf(h, b),
   });
   return RemotingCommand.response(code, NO_MESSAGE_REMARK, ext);
 }
 
 /** §A.4.2 steps 3–10 (step 5, timerWheelEnable, does not apply: leases need no timer). */
 function check(ctx: BrokerContext, h: PopHeader, rc: RequestContext): SubscriptionData {
-  const ip = ctx.brokerConfig.brokerIP1;
-  if (!isReadable(ctx.runtime.brokerPermission)) {
-    throw new RemotingError(ResponseCode.NO_PERMISSION, `the broker[${ip}] pop message is forbidden`);
-  }
+  checkBrokerReadable(ctx, "pop");
   if (h.maxMsgNums > POP_BATCH_MAX) {
     throw new RemotingError(
       ResponseCode.INVALID_PARAMETER,
-      `the broker[${ip}] pop message's num is greater than ${POP_BATCH_MAX}`,
+      `the broker[${ctx.brokerConfig.brokerIP1}] pop message's num is greater than ${POP_BATCH_MAX}`,
     );
   }
-  if (h.order === true) {
-    // Ordered POP (§A.15) is not implemented yet: refuse rather than deliver out of order.
-    throw new RemotingError(ResponseCode.SYSTEM_ERROR, "ordered POP is not supported by this broker yet");
+  if (h.invisibleTime < 0 || h.invisibleTime > POP_INVISIBLE_TIME_MAX_MS) {
+    throw new RemotingError(ResponseCode.INVALID_PARAMETER, invisibleTimeRemark(h.invisibleTime));
   }
-  const topic = ctx.topics.get(h.topic);
-  if (!topic) {
-    throw new RemotingError(ResponseCode.TOPIC_NOT_EXIST, `topic[${h.topic}] not exist, apply first please!`);
-  }
-  if (!isReadable(topic.perm)) {
-    throw new RemotingError(ResponseCode.NO_PERMISSION, `the topic[${h.topic}] peeking message is forbidden`);
-  }
-  if (h.queueId >= topic.readQueueNums) {
-    throw new RemotingError(
-      ResponseCode.INVALID_PARAMETER,
-      `queueId[${h.queueId}] is illegal, topic:[${h.topic}] topicConfig.readQueueNums:[${topic.readQueueNums}] consumer:[${rc.connection.remoteAddress}]`,
-    );
-  }
-  const group = ctx.groups.findOrCreate(h.consumerGroup, ctx.brokerConfig.autoCreateSubscriptionGroup);
-  if (!group) {
-    throw new RemotingError(
-      ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST,
-      `subscription group [${h.consumerGroup}] does not exist, `,
-    );
-  }
-  if (!group.consumeEnable) {
-    throw new RemotingError(
-      ResponseCode.NO_PERMISSION,
-      `subscription group no permission, ${h.consumerGroup}`,
-    );
-  }
+  checkTopicAndGroup(ctx, rc, h.topic, h.queueId, h.consumerGroup);
   if (h.expType && h.expType !== ExpressionType.TAG && h.exp) {
     // SQL92 filtering is not in this broker yet (spec Part C).
     throw new RemotingError(

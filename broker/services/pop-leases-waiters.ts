@@ -32,6 +32,8 @@ export interface PopWaiter {
 export class PopWaiters {
   private readonly byTopic = new Map<string, Set<PopWaiter>>();
   private readonly all = new Set<PopWaiter>();
+  /** Arrivals and unblocks per topic: a pop that read nothing re-reads instead of parking when it moved. */
+  private readonly epochs = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | null = null;
 
   get size(): number {
@@ -48,6 +50,14 @@ export class PopWaiters {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     for (const w of [...this.all]) this.remove(w);
+  }
+
+  /**
+   * Changes whenever something arrives in or unblocks `topic` or its group's retry topic: compared
+   * before and after a pop's read, it tells a pop about to park that it may have missed a wake-up.
+   */
+  epoch(topic: string, group: string): number {
+    return (this.epochs.get(topic) ?? 0) + (this.epochs.get(popRetryTopicV1(topic, group)) ?? 0);
   }
 
   /** "parked", or "full" when the registry or the key is at its cap (POLLING_FULL). */
@@ -88,6 +98,7 @@ export class PopWaiters {
 
   /** A message is visible in (topic, queueId). */
   notify(topic: string, queueId: number, tagsCode: number): void {
+    this.epochs.set(topic, (this.epochs.get(topic) ?? 0) + 1);
     const set = this.byTopic.get(topic);
     if (!set) return;
     const woken = new Set<string>();
@@ -101,6 +112,24 @@ export class PopWaiters {
       this.remove(w);
       if (w.conn.closed) continue;
       w.wake();
+    }
+  }
+
+  /**
+   * An ordered queue was unblocked or acked (§A.11 wake-up c): wakes one waiter of the group for
+   * the queue and one for "any queue", whatever their filters (the messages are already there).
+   */
+  wakeQueue(topic: string, group: string, queueId: number): void {
+    this.epochs.set(topic, (this.epochs.get(topic) ?? 0) + 1);
+    const set = this.byTopic.get(topic);
+    if (!set) return;
+    for (const q of [queueId, -1]) {
+      for (const w of set) {
+        if (w.topic !== topic || w.group !== group || w.queueId !== q) continue;
+        this.remove(w);
+        if (!w.conn.closed) w.wake();
+        break;
+      }
     }
   }
 

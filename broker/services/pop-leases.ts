@@ -2,84 +2,83 @@
  * POP in-flight state (spec pop-timer-filter §A.18, "in-flight table instead of CK/ACK timer
  * messages"): one lease per popped message, keyed by (group, real topic, queue, offset) and
  * identified by (popTime, ckQueueOffset) as a receipt handle names it. ACK deletes a matching
- * lease; CHANGE_MESSAGE_INVISIBLETIME replaces it; a 100 ms sweep revives expired leases by
- * copying the message into `%RETRY%<group>_<topic>` queue 0 with reconsumeTimes + 1 (§A.12.3),
- * which POP reads beside the topic.
+ * lease; CHANGE_MESSAGE_INVISIBLETIME replaces it; a 100 ms sweep hands expired leases to the
+ * reviver (pop-revive.ts), which copies them into `%RETRY%<group>_<topic>` (§A.12.3).
  *
- * Offsets: the next offset to pop lives here in memory; the committed consume offset advances to
- * the lowest offset still leased (or the next offset to pop when none is). Leases are not
- * persisted: after a restart the un-acked messages of the original topic are popped again from
- * the committed offset, which is at least once, never lost.
+ * The table itself (one Map entry per lease, batches by deadline) is pop-lease-table.ts.
+ *
+ * Offsets: the next offset to pop (`popped`) lives here; the committed consume offset advances to
+ * the lowest offset still leased, or to `popped` when none is (an un-acked message therefore holds
+ * the commit until it is acked or revived).
+ *
+ * Durability: every change is a record in the lease log (pop-lease-log.ts); a pop's reply waits
+ * for its record, so a lease a client holds survives kill -9 and still expires and redelivers.
+ * `popped` is restored from the same records, so a pop whose record was lost is popped again
+ * rather than skipped. Recovery replays the log, then starts a fresh file with a snapshot.
  */
-
-import { popRetryTopicV1, retryFlagOfTopic } from "../../src/protocol/headers/pop.ts";
-import { type DecodedRecord, decodeRecord, MessageConst } from "../../src/protocol/message/index.ts";
-import { DEFAULT_PERM } from "../../src/protocol/route/perm.ts";
-import { RETRY_GROUP_TOPIC_PREFIX } from "../../src/protocol/topic-names.ts";
+import { join } from "node:path";
 import type { BrokerContext } from "../context.ts";
-import { GetMessageStatus, PutMessageStatus } from "../store/status.ts";
+import { LeaseLog } from "./pop-lease-log.ts";
+import { type LeaseRecord, LeaseRecordType } from "./pop-lease-records.ts";
+import { type LeaseBatch, LeaseTable, type LeaseTerms, type PopQueue } from "./pop-lease-table.ts";
 import { PopWaiters } from "./pop-leases-waiters.ts";
+import { OrderedPops } from "./pop-ordered.ts";
+import { originalTopicOf, PopReviver } from "./pop-revive.ts";
+import type { BrokerService } from "./service.ts";
 
-/** Java's PROPERTY_FIRST_POP_TIME and PROPERTY_POP_CK. */
-export const FIRST_POP_TIME = "1ST_POP_TIME";
-export const POP_CK = "POP_CK";
+export type { LeaseBatch, LeaseTerms, PopQueue } from "./pop-lease-table.ts";
+export { FIRST_POP_TIME, originalTopicOf, POP_CK } from "./pop-revive.ts";
 
 const SWEEP_INTERVAL_MS = 100;
-/** A revive whose re-put failed is tried again this much later. */
-const REVIVE_RETRY_MS = 1000;
+/** The log is rotated (checkpointed) once it is this big and four times the live table. */
+const LOG_ROTATE_BYTES_MIN = 64 * 1024 * 1024;
+/** Rough bytes of one lease in a snapshot, to compare the log with the live table. */
+const SNAPSHOT_BYTES_PER_LEASE = 12;
+/** Revive queues of unordered pops (Java's reviveQueueNum). */
+const REVIVE_QUEUE_NUM = 8;
 
-export interface PopLease {
-  readonly group: string;
-  /** The topic the consumer popped (never a retry topic). */
-  readonly topic: string;
-  /** Where the message lives: `topic` or its retry topic. */
-  readonly realTopic: string;
-  readonly queueId: number;
-  readonly offset: number;
-  readonly ckOffset: number;
-  readonly popTime: number;
-  readonly invisibleTime: number;
-  readonly reviveQid: number;
-  readonly deadline: number;
-}
-
-/** One (group, real topic, queue): what is leased and where the next pop starts. */
-export interface PopQueue {
-  readonly group: string;
-  readonly realTopic: string;
-  readonly queueId: number;
-  /** Next offset to pop; -1 until the first pop. */
-  popped: number;
-  /** A pop is reading this queue: another pop skips it (Java's try-lock). */
-  busy: boolean;
-  readonly leases: Map<number, PopLease>;
-}
-
-/** The original topic behind a POP retry topic name, or the name itself. */
-export function originalTopicOf(realTopic: string, group: string): string {
-  const v1 = `${RETRY_GROUP_TOPIC_PREFIX}${group}_`;
-  const v2 = `${RETRY_GROUP_TOPIC_PREFIX}${group}+`;
-  if (realTopic.startsWith(v1)) return realTopic.slice(v1.length);
-  if (realTopic.startsWith(v2)) return realTopic.slice(v2.length);
-  return realTopic;
-}
-
-export class PopService {
+export class PopService implements BrokerService {
+  readonly name = "pop";
   readonly waiters = new PopWaiters();
-  private readonly queues = new Map<string, PopQueue>();
+  /** Parked NOTIFICATION requests: a registry of their own, so they never take a pop's wake-up. */
+  readonly notifications = new PopWaiters();
+  readonly ordered: OrderedPops;
+  private readonly table = new LeaseTable();
+  private readonly reviver: PopReviver;
+  private readonly leaseLog: LeaseLog | null;
   private sweepTimer: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
   private reviveCounter = 0;
-  /** Revives in flight, awaited by stop(). */
-  private readonly reviving = new Set<Promise<void>>();
+  private rotating = false;
 
-  constructor(private readonly ctx: BrokerContext) {}
+  /** `logDir` null: nothing is persisted (unit tests). */
+  constructor(
+    private readonly ctx: BrokerContext,
+    logDir: string | null = null,
+  ) {
+    this.leaseLog = logDir === null ? null : new LeaseLog(logDir, ctx.log.child({ part: "pop-log" }));
+    this.reviver = new PopReviver(ctx, this);
+    const wake = (topic: string, group: string, queueId: number) => {
+      this.waiters.wakeQueue(topic, group, queueId);
+      this.notifications.wakeQueue(topic, group, queueId);
+    };
+    this.ordered = new OrderedPops(ctx, wake, (r) => this.record(r));
+  }
 
-  start(): void {
-    this.unsubscribe = this.ctx.store.onMessageArrived((topic, queueId, _offset, tagsCode) =>
-      this.waiters.notify(topic, queueId, tagsCode),
-    );
+  async start(): Promise<void> {
+    if (this.leaseLog) {
+      const { records, files } = await this.leaseLog.recover();
+      for (const r of records) this.table.replay(r, (q, json) => this.ordered.replay(q, json));
+      await this.leaseLog.rotate(this.snapshot());
+      for (const q of this.table.queueList()) this.advanceCommit(q);
+      if (files > 0) this.ctx.log.info({ leases: this.leaseCount }, "POP leases recovered");
+    }
+    this.unsubscribe = this.ctx.store.onMessageArrived((topic, queueId, _offset, tagsCode) => {
+      this.waiters.notify(topic, queueId, tagsCode);
+      this.notifications.notify(topic, queueId, tagsCode);
+    });
     this.waiters.start();
+    this.notifications.start();
     this.sweepTimer = setInterval(() => this.sweep(Date.now()), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref?.();
   }
@@ -89,29 +88,38 @@ export class PopService {
     this.sweepTimer = null;
     this.unsubscribe?.();
     this.waiters.stop();
-    await Promise.allSettled([...this.reviving]);
+    this.notifications.stop();
+    await this.reviver.stop();
+    await this.leaseLog?.close();
   }
 
-  /** Round-robin over 8 revive queues, as Java's per-request counter (§A.4.3 step 1). */
+  runtimeInfo(): Iterable<readonly [string, string]> {
+    return [["popInflightLeases", String(this.leaseCount)]];
+  }
+
+  /** Round-robin over Java's 8 revive queues (§A.4.3 step 1). */
   nextReviveQid(): number {
-    this.reviveCounter = (this.reviveCounter + 1) % 8;
+    this.reviveCounter = (this.reviveCounter + 1) % REVIVE_QUEUE_NUM;
     return this.reviveCounter;
   }
 
   get leaseCount(): number {
-    let n = 0;
-    for (const q of this.queues.values()) n += q.leases.size;
-    return n;
+    return this.table.leaseCount;
   }
 
-  queue(group: string, realTopic: string, queueId: number): PopQueue {
-    const key = `${realTopic}@${group}@${queueId}`;
-    let q = this.queues.get(key);
-    if (!q) {
-      q = { group, realTopic, queueId, popped: -1, busy: false, leases: new Map() };
-      this.queues.set(key, q);
-    }
+  queue(group: string, topic: string, realTopic: string, queueId: number): PopQueue {
+    const { q, created } = this.table.ensure(group, topic, realTopic, queueId);
+    if (created) this.record({ type: LeaseRecordType.QUEUE, qid: q.id, queueId, group, topic, realTopic });
     return q;
+  }
+
+  /** The queue an ack or change names by its real topic. */
+  queueOf(group: string, realTopic: string, queueId: number): PopQueue {
+    return this.queue(group, originalTopicOf(realTopic, group), realTopic, queueId);
+  }
+
+  findQueue(group: string, realTopic: string, queueId: number): PopQueue | undefined {
+    return this.table.find(group, realTopic, queueId);
   }
 
   /** Where the next pop of `q` reads: the later of the committed offset and the last popped one. */
@@ -124,11 +132,15 @@ export class PopService {
     return Math.max(committed, q.popped);
   }
 
-  /** Records a pop's leases and its next offset, then advances the commit. */
-  popped(q: PopQueue, leases: readonly PopLease[], nextBeginOffset: number): void {
-    for (const l of leases) q.leases.set(l.offset, l);
-    q.popped = Math.max(q.popped, nextBeginOffset);
+  /**
+   * Leases `offsets` (read from `q` in one pop) and moves its next offset to `nextBegin`, then
+   * advances the commit. Resolves once the record is written: reply only then.
+   */
+  popped(q: PopQueue, terms: LeaseTerms, offsets: readonly number[], nextBegin: number): Promise<void> {
+    if (offsets.length > 0) this.table.lease(q, terms, offsets);
+    q.popped = Math.max(q.popped, nextBegin);
     this.advanceCommit(q);
+    return this.record({ type: LeaseRecordType.POP, qid: q.id, ...terms, nextBegin, offsets });
   }
 
   /** ACK: deletes the lease the handle names; a stale or unknown handle changes nothing. */
@@ -140,18 +152,41 @@ export class PopService {
     popTime: number,
     ckOffset: number,
   ): boolean {
-    const q = this.queues.get(`${realTopic}@${group}@${queueId}`);
-    const l = q?.leases.get(offset);
-    if (!q || !l || l.popTime !== popTime || l.ckOffset !== ckOffset) return false;
-    q.leases.delete(offset);
-    this.advanceCommit(q);
-    return true;
+    return this.ackMany(group, realTopic, queueId, [offset], popTime, ckOffset) === 1;
+  }
+
+  /**
+   * The acks of one BATCH_ACK entry (§A.8): every offset whose lease matches (popTime, ckOffset),
+   * settled in one record. Returns how many matched.
+   */
+  ackMany(
+    group: string,
+    realTopic: string,
+    queueId: number,
+    offsets: readonly number[],
+    popTime: number,
+    ckOffset: number,
+  ): number {
+    const q = this.findQueue(group, realTopic, queueId);
+    if (!q) return 0;
+    const byBatch = new Map<LeaseBatch, number[]>();
+    for (const o of offsets) {
+      const b = q.leases.get(o);
+      if (!b || b.popTime !== popTime || b.ckOffset !== ckOffset) continue;
+      const list = byBatch.get(b);
+      if (list) list.push(o);
+      else byBatch.set(b, [o]);
+    }
+    let n = 0;
+    for (const [b, list] of byBatch) n += this.settle(q, b, list);
+    if (n > 0) this.advanceCommit(q);
+    return n;
   }
 
   /**
    * CHANGE_MESSAGE_INVISIBLETIME: a new lease {ckOffset = offset, popTime = now} replaces the
    * message's lease, unconditionally (§A.9 step 3: even an acked or revived message is leased
-   * again). Returns the new lease.
+   * again). Returns the new lease's terms.
    */
   change(
     group: string,
@@ -161,106 +196,87 @@ export class PopService {
     invisibleTime: number,
     reviveQid: number,
     now: number,
-  ): PopLease {
-    const q = this.queue(group, realTopic, queueId);
-    const lease: PopLease = {
-      group,
-      topic: originalTopicOf(realTopic, group),
-      realTopic,
-      queueId,
-      offset,
-      ckOffset: offset,
-      popTime: now,
-      invisibleTime,
-      reviveQid,
-      deadline: now + invisibleTime,
-    };
-    q.leases.set(offset, lease);
-    return lease;
+  ): LeaseBatch {
+    const q = this.queueOf(group, realTopic, queueId);
+    const terms = { ckOffset: offset, popTime: now, invisibleTime, reviveQid };
+    const b = this.table.lease(q, terms, [offset]);
+    this.record({ type: LeaseRecordType.CHANGE, qid: q.id, offset, popTime: now, invisibleTime, reviveQid });
+    return b;
   }
 
-  /** The commit follows the lowest leased offset; it never moves back. */
-  private advanceCommit(q: PopQueue): void {
-    let low = q.popped;
-    for (const offset of q.leases.keys()) if (offset < low) low = offset;
-    if (low < 0) return;
-    if (low > this.ctx.offsets.query(q.group, q.realTopic, q.queueId)) {
-      this.ctx.offsets.commit(q.group, q.realTopic, q.queueId, low);
-    }
+  /** Resolves once every change so far is written: ACK and CHANGE reply only then. */
+  durable(): Promise<void> {
+    return this.leaseLog ? this.leaseLog.flush() : Promise.resolve();
   }
 
-  /** Revives every lease whose deadline has passed. */
+  /** Hands every batch whose deadline passed to the reviver. */
   sweep(now: number): void {
-    for (const q of this.queues.values()) {
-      for (const l of q.leases.values()) {
-        if (l.deadline > now) continue;
-        q.leases.delete(l.offset);
-        const p = this.revive(q, l).finally(() => this.reviving.delete(p));
-        this.reviving.add(p);
-      }
-    }
+    this.table.deadlines.takeDue(now, (b) => {
+      if (b.live > 0) this.reviver.enqueue(b);
+    });
+    this.reviver.pump();
+    this.ordered.sweep(now);
+    this.maybeRotate();
   }
 
-  private async revive(q: PopQueue, l: PopLease): Promise<void> {
-    try {
-      const done = await this.copyToRetry(l);
-      if (done) {
-        this.advanceCommit(q);
-        return;
-      }
-    } catch (err) {
-      this.ctx.log.warn({ err, group: l.group, topic: l.realTopic, offset: l.offset }, "POP revive failed");
+  /** Called by the reviver: these offsets of `b` were copied to the retry topic (or are gone). */
+  revived(b: LeaseBatch, offsets: readonly number[]): void {
+    this.settle(b.q, b, offsets);
+    this.advanceCommit(b.q);
+  }
+
+  /** Called by the reviver: `b` could not be revived now; its live leases are retried at `at`. */
+  retryLater(b: LeaseBatch, at: number): void {
+    this.table.deadlines.add(b, at);
+  }
+
+  /** Deletes the entries of `offsets` that still name `b`, and logs it; returns how many. */
+  private settle(q: PopQueue, b: LeaseBatch, offsets: readonly number[]): number {
+    const gone = this.table.drop(q, b, offsets);
+    if (gone.length > 0) {
+      const { popTime, ckOffset } = b;
+      this.record({ type: LeaseRecordType.DEL, qid: q.id, popTime, ckOffset, offsets: gone });
     }
-    // Put back unless an ACK-less CHANGE leased it again meanwhile.
-    if (!q.leases.has(l.offset)) q.leases.set(l.offset, { ...l, deadline: Date.now() + REVIVE_RETRY_MS });
+    return gone.length;
   }
 
   /**
-   * The copy of §A.12.3: retry topic (the same one for a retry copy), queue 0, all properties,
-   * reconsumeTimes + 1, 1ST_POP_TIME on a first revive. false: try again later; true: done
-   * (also when the message is gone from the store: nothing is left to deliver).
+   * The commit follows the lowest leased offset and never moves back. It walks up from the
+   * committed offset one offset at a time: each offset is passed once, so the walk is amortised
+   * O(1) per popped message.
    */
-  private async copyToRetry(l: PopLease): Promise<boolean> {
-    const ctx = this.ctx;
-    const r = await ctx.store.getMessage(
-      l.group,
-      l.realTopic,
-      l.queueId,
-      l.offset,
-      1,
-      ctx.storeConfig.maxTransferBytesOnMessageInMemory,
-    );
-    if (r.status !== GetMessageStatus.FOUND || r.messages.length === 0) {
-      ctx.log.warn(
-        { group: l.group, topic: l.realTopic, offset: l.offset, status: r.status },
-        "POP revive: message gone",
-      );
-      return true;
+  private advanceCommit(q: PopQueue): void {
+    const committed = this.ctx.offsets.query(q.group, q.realTopic, q.queueId);
+    if (committed < 0 || committed >= q.popped) return;
+    let low = committed;
+    while (low < q.popped && !q.leases.has(low)) low++;
+    if (low > committed) this.ctx.offsets.commit(q.group, q.realTopic, q.queueId, low);
+  }
+
+  private record(r: LeaseRecord): Promise<void> {
+    return this.leaseLog ? this.leaseLog.append(r) : Promise.resolve();
+  }
+
+  private maybeRotate(): void {
+    const log = this.leaseLog;
+    if (!log || this.rotating) return;
+    if (log.size < Math.max(LOG_ROTATE_BYTES_MIN, 4 * this.leaseCount * SNAPSHOT_BYTES_PER_LEASE)) return;
+    void this.checkpoint();
+  }
+
+  /** Starts a new lease-log file from a snapshot of the table; resolves once it is written. */
+  async checkpoint(): Promise<void> {
+    if (!this.leaseLog || this.rotating) return;
+    this.rotating = true;
+    try {
+      await this.leaseLog.rotate(this.snapshot());
+    } finally {
+      this.rotating = false;
     }
-    const msg: DecodedRecord = decodeRecord(r.messages[0]!);
-    const retryTopic =
-      retryFlagOfTopic(l.realTopic) === "0" ? popRetryTopicV1(l.topic, l.group) : l.realTopic;
-    await ctx.topics.createIfAbsent(retryTopic, 1, DEFAULT_PERM);
-    const properties = new Map(msg.properties);
-    properties.delete(POP_CK);
-    if (msg.reconsumeTimes === 0 || !properties.has(FIRST_POP_TIME)) {
-      properties.set(FIRST_POP_TIME, String(l.popTime));
-    }
-    properties.delete(MessageConst.RETRY_TOPIC);
-    const put = await ctx.store.putMessage({
-      topic: retryTopic,
-      queueId: 0,
-      flag: msg.flag,
-      body: msg.body,
-      properties,
-      bornTimestamp: msg.bornTimestamp,
-      bornHost: ctx.storeHost,
-      storeHost: ctx.storeHost,
-      sysFlag: msg.sysFlag,
-      reconsumeTimes: msg.reconsumeTimes + 1,
-      preparedTransactionOffset: 0,
-    });
-    return put.status === PutMessageStatus.PUT_OK;
+  }
+
+  private snapshot(): LeaseRecord[] {
+    return this.table.snapshot((q) => this.ordered.recordOf(q));
   }
 }
 
@@ -270,7 +286,7 @@ const services = new WeakMap<BrokerContext, PopService>();
 export function popServiceOf(ctx: BrokerContext): PopService {
   let s = services.get(ctx);
   if (!s) {
-    s = new PopService(ctx);
+    s = new PopService(ctx, join(ctx.storeConfig.storePathRootDir, "pop"));
     services.set(ctx, s);
   }
   return s;

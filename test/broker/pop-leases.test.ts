@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import type { BrokerContext } from "../../broker/context.ts";
 import { ConsumerOffsets } from "../../broker/metadata/consumer-offsets.ts";
 import { bitSetOffsets } from "../../broker/processors/ack.ts";
-import { originalTopicOf, type PopLease, PopService } from "../../broker/services/pop-leases.ts";
+import { originalTopicOf, type PopQueue, PopService } from "../../broker/services/pop-leases.ts";
 import { type PopWaiter, PopWaiters } from "../../broker/services/pop-leases-waiters.ts";
 import type { Connection } from "../../src/remoting/connection.ts";
 import { silent } from "../integration/harness.ts";
@@ -18,6 +18,8 @@ function fakeContext(): BrokerContext {
   const offsets = new ConsumerOffsets("/nonexistent", silent);
   const store = {
     getMessage: async () => ({ status: "NO_MESSAGE_IN_QUEUE", messages: [] }),
+    readQueueUnits: async () => [],
+    readRecords: async () => [],
   };
   return {
     offsets,
@@ -27,28 +29,26 @@ function fakeContext(): BrokerContext {
   } as unknown as BrokerContext;
 }
 
-function leaseAt(offset: number, popTime: number, ckOffset = 0, invisibleTime = 60_000): PopLease {
-  return {
-    group: "G",
-    topic: "T",
-    realTopic: "T",
-    queueId: 0,
-    offset,
-    ckOffset,
-    popTime,
-    invisibleTime,
-    reviveQid: 1,
-    deadline: popTime + invisibleTime,
-  };
+/** One pop of `offsets` from `q` at `popTime`, the batch starting at `ckOffset`. */
+function popAt(
+  pop: PopService,
+  q: PopQueue,
+  offsets: number[],
+  popTime: number,
+  ckOffset = 0,
+  invisibleTime = 60_000,
+): void {
+  const next = Math.max(...offsets) + 1;
+  void pop.popped(q, { ckOffset, popTime, invisibleTime, reviveQid: 1 }, offsets, next);
 }
 
 describe("lease table", () => {
   test("the commit follows the lowest leased offset and reaches the popped end once all are acked", () => {
     const ctx = fakeContext();
     const pop = new PopService(ctx);
-    const q = pop.queue("G", "T", 0);
+    const q = pop.queue("G", "T", "T", 0);
     expect(pop.popOffset(q, () => 0)).toBe(0);
-    pop.popped(q, [leaseAt(0, 1000), leaseAt(1, 1000), leaseAt(2, 1000)], 3);
+    popAt(pop, q, [0, 1, 2], 1000);
     expect(pop.popOffset(q, () => 0)).toBe(3);
     expect(ctx.offsets.query("G", "T", 0)).toBe(0);
     expect(pop.ack("G", "T", 0, 0, 1000, 0)).toBe(true);
@@ -62,8 +62,8 @@ describe("lease table", () => {
 
   test("an ACK matches only the lease's popTime and ckQueueOffset; anything else is a no-op", () => {
     const pop = new PopService(fakeContext());
-    const q = pop.queue("G", "T", 0);
-    pop.popped(q, [leaseAt(5, 1000, 4)], 6);
+    const q = pop.queue("G", "T", "T", 0);
+    popAt(pop, q, [5], 1000, 4);
     expect(pop.ack("G", "T", 0, 5, 999, 4)).toBe(false);
     expect(pop.ack("G", "T", 0, 5, 1000, 5)).toBe(false);
     expect(pop.ack("OtherGroup", "T", 0, 5, 1000, 4)).toBe(false);
@@ -73,8 +73,8 @@ describe("lease table", () => {
 
   test("CHANGE leases the offset anew with ckOffset = offset and popTime = now; the old handle goes stale", () => {
     const pop = new PopService(fakeContext());
-    const q = pop.queue("G", "T", 0);
-    pop.popped(q, [leaseAt(5, 1000, 4)], 6);
+    const q = pop.queue("G", "T", "T", 0);
+    popAt(pop, q, [5], 1000, 4);
     const l = pop.change("G", "T", 0, 5, 30_000, 1, 2000);
     expect({ popTime: l.popTime, ckOffset: l.ckOffset, deadline: l.deadline }).toEqual({
       popTime: 2000,
@@ -88,8 +88,9 @@ describe("lease table", () => {
   test("an expired lease whose message is gone from the store is settled, and the commit moves past it", async () => {
     const ctx = fakeContext();
     const pop = new PopService(ctx);
-    const q = pop.queue("G", "T", 0);
-    pop.popped(q, [leaseAt(0, 1000, 0, 100)], 1);
+    const q = pop.queue("G", "T", "T", 0);
+    pop.popOffset(q, () => 0);
+    popAt(pop, q, [0], 1000, 0, 100);
     pop.sweep(1050);
     expect(pop.leaseCount).toBe(1);
     pop.sweep(1100);
@@ -157,4 +158,10 @@ describe("parked pops", () => {
 test("BATCH_ACK bit set: the spec's CQI= from offset 100 acks 100, 103 and 109", () => {
   expect(bitSetOffsets("CQI=", 100)).toEqual([100, 103, 109]);
   expect(bitSetOffsets("", 100)).toEqual([]);
+});
+
+test("a hostile BATCH_ACK bit set is not expanded past 1024 offsets", () => {
+  const all = Buffer.alloc(1 << 20, 0xff).toString("base64");
+  const offsets = bitSetOffsets(all, 0);
+  expect({ n: offsets.length, last: offsets.at(-1) }).toEqual({ n: 1024, last: 1023 });
 });

@@ -8,120 +8,21 @@
 import { expect, test } from "bun:test";
 import { popServiceOf } from "../../broker/services/pop-leases.ts";
 import {
-  AckMessageRequestHeader,
   ChangeInvisibleTimeRequestHeader,
   ChangeInvisibleTimeResponseHeader,
-  encodeReceiptHandle,
-  PopMessageRequestHeader,
   PopMessageResponseHeader,
-  parseMsgOffsetInfo,
-  parseStartOffsetInfo,
 } from "../../src/protocol/headers/pop.ts";
 import { MessageConst } from "../../src/protocol/message/index.ts";
-import { type RemotingClient, RequestCode, ResponseCode } from "../../src/remoting/index.ts";
-import {
-  type BrokerHarness,
-  createTopic,
-  decodeRecords,
-  request,
-  sendRequest,
-  startBroker,
-  waitFor,
-} from "./harness.ts";
-
-const BROKER = "broker-it";
-
-interface PopSpec {
-  group: string;
-  topic: string;
-  queueId?: number;
-  max?: number;
-  invisibleMs?: number;
-  pollMs?: number;
-}
-
-function popRequest(p: PopSpec) {
-  return request(
-    RequestCode.POP_MESSAGE,
-    PopMessageRequestHeader.encode({
-      consumerGroup: p.group,
-      topic: p.topic,
-      queueId: p.queueId ?? -1,
-      maxMsgNums: p.max ?? 32,
-      invisibleTime: p.invisibleMs ?? 60_000,
-      pollTime: p.pollMs ?? 0,
-      bornTime: Date.now(),
-      initMode: 0,
-      expType: "TAG",
-      exp: "*",
-    }),
-  );
-}
-
-/** The handles a Java client builds from a POP response (§A.5.4), in body order. */
-function handlesOf(reply: { extFields?: Record<string, string> | null; body: Uint8Array | null }) {
-  const h = PopMessageResponseHeader.decode(reply.extFields);
-  const starts = parseStartOffsetInfo(h.startOffsetInfo ?? "");
-  const msgOffsets = parseMsgOffsetInfo(h.msgOffsetInfo ?? "");
-  return decodeRecords(reply.body).map((r) => {
-    const ck = r.properties.get("POP_CK");
-    if (ck) return { record: r, handle: ck };
-    const key = `0@${r.queueId}`;
-    return {
-      record: r,
-      handle: encodeReceiptHandle({
-        ckQueueOffset: starts.get(key)!,
-        popTime: h.popTime,
-        invisibleTime: h.invisibleTime,
-        reviveQid: h.reviveQid,
-        retryFlag: "0",
-        brokerName: BROKER,
-        queueId: r.queueId,
-        queueOffset: msgOffsets.get(key)!.find((o) => o === r.queueOffset)!,
-      }),
-    };
-  });
-}
-
-function ack(
-  c: RemotingClient,
-  h: BrokerHarness,
-  group: string,
-  topic: string,
-  queueId: number,
-  handle: string,
-) {
-  const offset = Number(handle.split(" ")[7]);
-  return c.invoke(
-    h.addr,
-    request(
-      RequestCode.ACK_MESSAGE,
-      AckMessageRequestHeader.encode({ consumerGroup: group, topic, queueId, extraInfo: handle, offset }),
-    ),
-  );
-}
-
-async function send(c: RemotingClient, h: BrokerHarness, topic: string, body: string) {
-  const reply = await c.invoke(
-    h.addr,
-    sendRequest({
-      topic,
-      body,
-      tags: "T",
-      queueId: 0,
-      properties: { [MessageConst.UNIQ_KEY]: `UNIQ-${body}` },
-    }),
-  );
-  expect(reply.code).toBe(ResponseCode.SUCCESS);
-  return reply;
-}
+import { RequestCode, ResponseCode } from "../../src/remoting/index.ts";
+import { createTopic, decodeRecords, request, startBroker, waitFor } from "./harness.ts";
+import { ack, BROKER, handlesOf, popRequest, send } from "./pop-support.ts";
 
 test("pop hands out messages with offset infos; acks delete leases and the commit follows the lowest un-acked offset", async () => {
   await using h = await startBroker();
   const c = h.client();
   await createTopic(c, h.addr, "TPop", 1);
-  await send(c, h, "TPop", "m0");
-  await send(c, h, "TPop", "m1");
+  await send(c, h.addr, "TPop", "m0");
+  await send(c, h.addr, "TPop", "m1");
   const reply = await c.invoke(h.addr, popRequest({ group: "GP", topic: "TPop" }));
   const header = PopMessageResponseHeader.decode(reply.extFields);
   expect({
@@ -148,18 +49,18 @@ test("pop hands out messages with offset infos; acks delete leases and the commi
     leases: 2,
     committed: 0,
   });
-  expect((await ack(c, h, "GP", "TPop", 0, got[1]!.handle)).code).toBe(ResponseCode.SUCCESS);
+  expect((await ack(c, h.addr, "GP", "TPop", 0, got[1]!.handle)).code).toBe(ResponseCode.SUCCESS);
   expect({ leases: pop.leaseCount, committed: offsets.query("GP", "TPop", 0) }).toEqual({
     leases: 1,
     committed: 0,
   });
-  expect((await ack(c, h, "GP", "TPop", 0, got[0]!.handle)).code).toBe(ResponseCode.SUCCESS);
+  expect((await ack(c, h.addr, "GP", "TPop", 0, got[0]!.handle)).code).toBe(ResponseCode.SUCCESS);
   expect({ leases: pop.leaseCount, committed: offsets.query("GP", "TPop", 0) }).toEqual({
     leases: 0,
     committed: 2,
   });
   // Acking again is a stale handle: SUCCESS, nothing changes.
-  expect((await ack(c, h, "GP", "TPop", 0, got[0]!.handle)).code).toBe(ResponseCode.SUCCESS);
+  expect((await ack(c, h.addr, "GP", "TPop", 0, got[0]!.handle)).code).toBe(ResponseCode.SUCCESS);
   const again = await c.invoke(h.addr, popRequest({ group: "GP", topic: "TPop" }));
   expect({ code: again.code, remark: again.remark }).toEqual({
     code: ResponseCode.POLLING_TIMEOUT,
@@ -171,7 +72,7 @@ test("an un-acked message comes back from the retry topic after its invisibility
   await using h = await startBroker();
   const c = h.client();
   await createTopic(c, h.addr, "TExp", 1);
-  const sent = await send(c, h, "TExp", "lost");
+  const sent = await send(c, h.addr, "TExp", "lost");
   const first = await c.invoke(h.addr, popRequest({ group: "GE", topic: "TExp", invisibleMs: 300 }));
   expect(first.code).toBe(ResponseCode.SUCCESS);
   const deadline = PopMessageResponseHeader.decode(first.extFields).popTime + 300;
@@ -206,7 +107,7 @@ test("an un-acked message comes back from the retry topic after its invisibility
   // The original offset is settled by the revive; the copy's lease is acked on the retry topic.
   const pop = popServiceOf(h.broker.context);
   expect(h.broker.context.offsets.query("GE", "TExp", 0)).toBe(1);
-  expect((await ack(c, h, "GE", "%RETRY%GE_TExp", 0, m!.handle)).code).toBe(ResponseCode.SUCCESS);
+  expect((await ack(c, h.addr, "GE", "%RETRY%GE_TExp", 0, m!.handle)).code).toBe(ResponseCode.SUCCESS);
   expect(pop.leaseCount).toBe(0);
   expect(h.broker.context.offsets.query("GE", "%RETRY%GE_TExp", 0)).toBe(1);
 });
@@ -215,7 +116,7 @@ test("CHANGE_MESSAGE_INVISIBLETIME re-arms with popTime = now: the new handle ac
   await using h = await startBroker();
   const c = h.client();
   await createTopic(c, h.addr, "TChg", 1);
-  await send(c, h, "TChg", "slow");
+  await send(c, h.addr, "TChg", "slow");
   const popped = await c.invoke(h.addr, popRequest({ group: "GC", topic: "TChg" }));
   const [m] = handlesOf(popped);
   const old = m!.handle;
@@ -245,9 +146,9 @@ test("CHANGE_MESSAGE_INVISIBLETIME re-arms with popTime = now: the new handle ac
   // As the client builds it (§A.9): <offset> <popTime> <invisibleTime> <reviveQid> <flag> <broker> <queue> <offset>.
   const fresh = `0 ${ch.popTime} ${ch.invisibleTime} ${ch.reviveQid} 0 ${BROKER} 0 0`;
   const pop = popServiceOf(h.broker.context);
-  expect((await ack(c, h, "GC", "TChg", 0, old)).code).toBe(ResponseCode.SUCCESS);
+  expect((await ack(c, h.addr, "GC", "TChg", 0, old)).code).toBe(ResponseCode.SUCCESS);
   expect(pop.leaseCount).toBe(1);
-  expect((await ack(c, h, "GC", "TChg", 0, fresh)).code).toBe(ResponseCode.SUCCESS);
+  expect((await ack(c, h.addr, "GC", "TChg", 0, fresh)).code).toBe(ResponseCode.SUCCESS);
   expect(pop.leaseCount).toBe(0);
 });
 
@@ -260,7 +161,7 @@ test("a parked pop is answered soon after a send, and an idle one POLLING_TIMEOU
   const parked = c.invoke(h.addr, popRequest({ group: "GL", topic: "TLong", pollMs: 10_000 }), 15_000);
   await waitFor("the pop is parked", () => waiters.size === 1);
   const sentAt = performance.now();
-  await send(c, h, "TLong", "wake");
+  await send(c, h.addr, "TLong", "wake");
   const reply = await parked;
   const latencyMs = performance.now() - sentAt;
   expect({
@@ -288,12 +189,12 @@ test("errors: bad handle SYSTEM_ERROR, offset past the queue NO_MESSAGE, unknown
   await using h = await startBroker();
   const c = h.client();
   await createTopic(c, h.addr, "TErr", 1);
-  await send(c, h, "TErr", "x");
+  await send(c, h.addr, "TErr", "x");
   const codes = {
-    badHandle: (await ack(c, h, "G", "TErr", 0, "0 1 2 3 0 broker-it 0")).code,
-    pastEnd: (await ack(c, h, "G", "TErr", 0, `5 1 2 3 0 ${BROKER} 0 5`)).code,
-    badQueue: (await ack(c, h, "G", "TErr", 3, `0 1 2 3 0 ${BROKER} 3 0`)).code,
-    ackUnknownTopic: (await ack(c, h, "G", "TNone", 0, `0 1 2 3 0 ${BROKER} 0 0`)).code,
+    badHandle: (await ack(c, h.addr, "G", "TErr", 0, "0 1 2 3 0 broker-it 0")).code,
+    pastEnd: (await ack(c, h.addr, "G", "TErr", 0, `5 1 2 3 0 ${BROKER} 0 5`)).code,
+    badQueue: (await ack(c, h.addr, "G", "TErr", 3, `0 1 2 3 0 ${BROKER} 3 0`)).code,
+    ackUnknownTopic: (await ack(c, h.addr, "G", "TNone", 0, `0 1 2 3 0 ${BROKER} 0 0`)).code,
     popUnknownTopic: (await c.invoke(h.addr, popRequest({ group: "G", topic: "TNone" }))).code,
     popTooMany: (await c.invoke(h.addr, popRequest({ group: "G", topic: "TErr", max: 33 }))).code,
   };
@@ -319,7 +220,7 @@ test("BATCH_ACK_MESSAGE acks the set bits of one entry; an empty request is NO_M
   await using h = await startBroker();
   const c = h.client();
   await createTopic(c, h.addr, "TBatch", 1);
-  for (const b of ["b0", "b1", "b2"]) await send(c, h, "TBatch", b);
+  for (const b of ["b0", "b1", "b2"]) await send(c, h.addr, "TBatch", b);
   const popped = await c.invoke(h.addr, popRequest({ group: "GB", topic: "TBatch" }));
   const hdr = PopMessageResponseHeader.decode(popped.extFields);
   // Offsets 0 and 2 of the batch starting at 0: bits {0, 2} = 0x05.
@@ -358,4 +259,52 @@ test("BATCH_ACK_MESSAGE acks the set bits of one entry; an empty request is NO_M
     request(RequestCode.BATCH_ACK_MESSAGE, null, new TextEncoder().encode('{"acks":[]}')),
   );
   expect(none.code).toBe(ResponseCode.NO_MESSAGE);
+});
+
+test("two consumers of one group popping concurrently never hold the same message at once", async () => {
+  await using h = await startBroker();
+  const admin = h.client();
+  await createTopic(admin, h.addr, "TTwo", 2);
+  const sent = Array.from({ length: 120 }, (_, i) => `t${i}`);
+  for (const b of sent) await send(admin, h.addr, "TTwo", b);
+  const held = new Set<string>();
+  const seen: string[] = [];
+  const overlaps: string[] = [];
+  const consume = async (c: ReturnType<typeof h.client>) => {
+    while (seen.length < sent.length) {
+      const reply = await c.invoke(h.addr, popRequest({ group: "G2", topic: "TTwo", max: 7, pollMs: 200 }));
+      const got = handlesOf(reply);
+      for (const m of got) {
+        const body = new TextDecoder().decode(m.record.body);
+        if (held.has(body)) overlaps.push(body);
+        held.add(body);
+        seen.push(body);
+      }
+      for (const m of got) {
+        expect((await ack(c, h.addr, "G2", "TTwo", m.record.queueId, m.handle)).code).toBe(
+          ResponseCode.SUCCESS,
+        );
+        held.delete(new TextDecoder().decode(m.record.body));
+      }
+    }
+  };
+  await Promise.all([consume(h.client()), consume(h.client())]);
+  expect({ overlaps, seen: [...seen].sort() }).toEqual({ overlaps: [], seen: [...sent].sort() });
+});
+
+test("POP and PULL of one group share the consume offset (§A.16): a pop's commit is what QUERY_CONSUMER_OFFSET reads, an offset committed by a puller is where the next pop starts", async () => {
+  await using h = await startBroker();
+  const c = h.client();
+  await createTopic(c, h.addr, "TMix", 1);
+  for (let i = 0; i < 6; i++) await send(c, h.addr, "TMix", `x${i}`);
+  const q = { consumerGroup: "GM", topic: "TMix", queueId: "0" };
+  const first = handlesOf(await c.invoke(h.addr, popRequest({ group: "GM", topic: "TMix", max: 2 })));
+  for (const m of first) await ack(c, h.addr, "GM", "TMix", 0, m.handle);
+  const queried = await c.invoke(h.addr, request(RequestCode.QUERY_CONSUMER_OFFSET, q));
+  await c.invoke(h.addr, request(RequestCode.UPDATE_CONSUMER_OFFSET, { ...q, commitOffset: "4" }));
+  const next = handlesOf(await c.invoke(h.addr, popRequest({ group: "GM", topic: "TMix" })));
+  expect({
+    queried: queried.extFields?.offset,
+    next: next.map((m) => new TextDecoder().decode(m.record.body)),
+  }).toEqual({ queried: "2", next: ["x4", "x5"] });
 });

@@ -13,6 +13,8 @@ import {
   encodeOrderCountInfo,
   encodeReceiptHandle,
   encodeStartOffsetInfo,
+  NotificationResponseHeader,
+  PollingInfoResponseHeader,
   PopMessageRequestHeader,
   PopMessageResponseHeader,
   parseMsgOffsetInfo,
@@ -146,6 +148,45 @@ describe.each(SERIALIZE_TYPES)("headers through a frame, %s header", (_name, ser
     const h = { popTime: 1700000000000, invisibleTime: 30000, reviveQid: 3 };
     const got = roundTrip(RemotingCommand.response(0, null, ChangeInvisibleTimeResponseHeader.encode(h)));
     expect(ChangeInvisibleTimeResponseHeader.decode(got.extFields)).toEqual(h);
+  });
+
+  test("an ordered POP response carries reviveQid 999 and orderCountInfo, byte for byte", () => {
+    const h = {
+      popTime: 1700000000000,
+      invisibleTime: 60000,
+      reviveQid: 999,
+      restNum: 0,
+      startOffsetInfo: "0 2 100",
+      msgOffsetInfo: "0 2 100,101",
+      orderCountInfo: "0 qo2%100 1;0 2 0",
+    };
+    const got = roundTrip(RemotingCommand.response(0, "FOUND", PopMessageResponseHeader.encode(h)));
+    expect(got.extFields).toEqual({
+      popTime: "1700000000000",
+      invisibleTime: "60000",
+      reviveQid: "999",
+      restNum: "0",
+      startOffsetInfo: "0 2 100",
+      msgOffsetInfo: "0 2 100,101",
+      orderCountInfo: "0 qo2%100 1;0 2 0",
+    });
+  });
+
+  test("NOTIFICATION and POLLING_INFO response headers: booleans as true/false, counts in decimal", () => {
+    const note = roundTrip(
+      RemotingCommand.response(
+        0,
+        null,
+        NotificationResponseHeader.encode({ hasMsg: true, pollingFull: false }),
+      ),
+    );
+    const info = roundTrip(
+      RemotingCommand.response(0, null, PollingInfoResponseHeader.encode({ pollingNum: 3 })),
+    );
+    expect({ note: note.extFields, info: info.extFields }).toEqual({
+      note: { hasMsg: "true", pollingFull: "false" },
+      info: { pollingNum: "3" },
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * POP consumption on the wire (spec pop-timer-filter §A.4–A.9): the POP_MESSAGE (200050),
- * ACK_MESSAGE (200051) and CHANGE_MESSAGE_INVISIBLETIME (200053) headers, the receipt handle
+ * POP consumption on the wire (spec pop-timer-filter §A.4–A.10): the POP_MESSAGE (200050),
+ * ACK_MESSAGE (200051), CHANGE_MESSAGE_INVISIBLETIME (200053), PEEK_MESSAGE (200052),
+ * NOTIFICATION (200054) and POLLING_INFO (200055) headers, the receipt handle
  * (Java's ExtraInfoUtil, carried as property POP_CK and as `extraInfo`), and the offset-info
  * strings of the POP response.
  *
@@ -71,11 +72,62 @@ export const ChangeInvisibleTimeResponseHeader = defineHeader({
 });
 export type ChangeInvisibleTimeResponseHeader = HeaderOf<typeof ChangeInvisibleTimeResponseHeader.fields>;
 
+/** PEEK_MESSAGE (200052); the reply reuses PopMessageResponseHeader, only restNum meaningful. */
+export const PeekMessageRequestHeader = defineHeader({
+  topic: field.string(),
+  queueId: field.int(),
+  maxMsgNums: field.int(),
+  consumerGroup: field.string(),
+});
+export type PeekMessageRequestHeader = HeaderOf<typeof PeekMessageRequestHeader.fields>;
+
+/** NOTIFICATION (200054): "has this group anything to pop?", long-polled like POP. */
+export const NotificationRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  topic: field.string(),
+  queueId: field.int(),
+  pollTime: field.long(),
+  bornTime: field.long(),
+  order: field.bool().optional(),
+  attemptId: field.string().optional(),
+});
+export type NotificationRequestHeader = HeaderOf<typeof NotificationRequestHeader.fields>;
+
+export const NotificationResponseHeader = defineHeader({
+  hasMsg: field.bool(),
+  pollingFull: field.bool(),
+});
+export type NotificationResponseHeader = HeaderOf<typeof NotificationResponseHeader.fields>;
+
+/** POLLING_INFO (200055): how many POPs are parked under `<topic>@<group>@<queueId>`. */
+export const PollingInfoRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  topic: field.string(),
+  queueId: field.int(),
+});
+export type PollingInfoRequestHeader = HeaderOf<typeof PollingInfoRequestHeader.fields>;
+
+export const PollingInfoResponseHeader = defineHeader({
+  pollingNum: field.int(),
+});
+export type PollingInfoResponseHeader = HeaderOf<typeof PollingInfoResponseHeader.fields>;
+
 /** Java's ConsumeInitMode. */
 export const ConsumeInitMode = { MIN: 0, MAX: 1 } as const;
 
 /** Largest maxMsgNums a POP may ask for. */
 export const POP_BATCH_MAX = 32;
+/**
+ * Largest invisibleTime a POP or CHANGE_MESSAGE_INVISIBLETIME may ask for: the proxy's
+ * maxInvisibleTimeMills (spec §A.17). Java's broker takes any value; this one answers
+ * INVALID_PARAMETER outside 0…12 h rather than keep a lease for years.
+ */
+export const POP_INVISIBLE_TIME_MAX_MS = 12 * 60 * 60 * 1000;
+
+export function invisibleTimeRemark(invisibleTime: number): string {
+  return `invisibleTime[${invisibleTime}] is illegal, it must be in [0, ${POP_INVISIBLE_TIME_MAX_MS}] ms`;
+}
+
 /** reviveQid of an ordered POP (KeyBuilder.POP_ORDER_REVIVE_QUEUE). */
 export const POP_ORDER_REVIVE_QUEUE = 999;
 
