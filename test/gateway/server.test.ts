@@ -25,7 +25,13 @@ afterEach(async () => {
 });
 
 async function serve(over: Record<string, number | string> = {}, cluster = new FakeCluster()) {
-  const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: "127.0.0.1", ...over };
+  const config = {
+    ...defaultsOf(gatewayConfig),
+    gatewayPort: 0,
+    gatewayBindAddress: "127.0.0.1",
+    gatewayHandleSecret: "server-test",
+    ...over,
+  };
   const g = await startGateway(config, { log: silent, cluster });
   running.push(g);
   return { g, cluster };
@@ -108,7 +114,7 @@ test("WS: bad frames get error frames (with the id when there is one) and the so
   c.send({ id: 5 });
   c.send({ type: "publish", id: 6, topic: "bad topic", message: { body: "x" } });
   c.send({ type: "publish", id: 7, topic: "orders", message: { body: "@@", bodyEncoding: "base64" } });
-  c.send({ type: "subscribe", id: 8, topic: "orders", group: "g" });
+  c.send({ type: "subscribe", id: 8, topic: "orders", group: "g" }); // no credit
   c.send({ type: "dance", id: 9 });
   c.ws.send(new Uint8Array([1, 2, 3]));
   c.send({ type: "ping", id: 10 });
@@ -118,7 +124,7 @@ test("WS: bad frames get error frames (with the id when there is one) and the so
     ["error", 5, 400],
     ["error", 6, 400],
     ["error", 7, 400],
-    ["error", 8, 501],
+    ["error", 8, 400],
     ["error", 9, 400],
     ["error", undefined, 400],
     ["pong", 10, undefined],
@@ -275,7 +281,12 @@ test("listening beyond loopback without API keys logs one loud warning; loopback
   const lines: string[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
   const start = async (bind: string) => {
-    const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: bind };
+    const config = {
+      ...defaultsOf(gatewayConfig),
+      gatewayPort: 0,
+      gatewayBindAddress: bind,
+      gatewayHandleSecret: "shared",
+    };
     running.push(await startGateway(config, { log, cluster: new FakeCluster() }));
   };
   await start("127.0.0.1");

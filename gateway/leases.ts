@@ -1,0 +1,160 @@
+/**
+ * Lease-based consume as the HTTP routes and the WebSocket both use it: receive (POP) with messages
+ * given signed receipt handles, and ack / nack / extend of a batch of handles with one result per
+ * handle (one failed handle never fails the rest). Handles are verified before any broker request:
+ * one that does not verify refuses the whole request with a 400 problem.
+ */
+import type { z } from "@hono/zod-openapi";
+import { MQClientError } from "../src/client/errors.ts";
+import { ResponseCode } from "../src/remoting/index.ts";
+import type { LeaseRequest } from "./cluster.ts";
+import type { GatewayDeps } from "./context.ts";
+import { GatewayProblem, type ProblemInit, problemBody, toProblem } from "./errors.ts";
+import { type BodyEncoding, encodeOutput } from "./message-codec.ts";
+import { type LeaseHandle, leaseDeadline } from "./receipt-handle.ts";
+import type { Problem } from "./schemas.ts";
+
+export type SettleOp = "ack" | "nack" | "extend";
+
+export type SettleResult =
+  | { ok: true; receiptHandle?: string; leaseExpiresAt?: number }
+  | { ok: false; problem: ProblemDocument };
+
+type ProblemDocument = z.infer<typeof Problem>;
+
+export type LeasedOutput = ReturnType<typeof encodeOutput> & {
+  receiptHandle: string;
+  leaseExpiresAt: number;
+};
+
+/** Where a result's problem document says it happened. */
+export interface ProblemSite {
+  instance: string;
+  requestId: string;
+}
+
+export class Leases {
+  constructor(private readonly deps: GatewayDeps) {}
+
+  /** Messages under lease, each with a signed handle; [] when none came within waitMs. */
+  async receive(r: LeaseRequest, encoding: BodyEncoding, transport: "http" | "ws"): Promise<LeasedOutput[]> {
+    const { cluster, handles, metrics } = this.deps;
+    let leased: Awaited<ReturnType<typeof cluster.receive>>;
+    try {
+      leased = await cluster.receive(r);
+    } catch (err) {
+      metrics.leaseOps.inc({ op: "receive", outcome: "error" });
+      throw r.ordered ? orderedRefusal(err) : err;
+    }
+    metrics.leaseOps.inc({ op: "receive", outcome: "ok" });
+    metrics.messagesOut.inc({ transport }, leased.length);
+    return leased.map(({ message, brokerHandle }) => ({
+      ...encodeOutput(message, encoding),
+      receiptHandle: handles.sign({ group: r.group, topic: r.topic, brokerHandle }),
+      leaseExpiresAt: leaseDeadline(brokerHandle),
+    }));
+  }
+
+  /**
+   * The content of every handle, or a 400 problem naming each one that does not verify or that
+   * belongs to another group or topic than `scope` (the path's).
+   */
+  verifyAll(receiptHandles: readonly string[], scope?: { group: string; topic: string }): LeaseHandle[] {
+    const errors: { index: number; detail: string }[] = [];
+    const out: LeaseHandle[] = [];
+    receiptHandles.forEach((text, index) => {
+      const h = this.deps.handles.verify(text);
+      if (typeof h === "string") errors.push({ index, detail: h });
+      else if (scope && (h.group !== scope.group || h.topic !== scope.topic))
+        errors.push({
+          index,
+          detail: `the receipt handle belongs to group ${h.group} and topic ${h.topic}, not to this path`,
+        });
+      else out.push(h);
+    });
+    if (errors.length > 0) {
+      this.deps.metrics.leaseOps.inc({ op: "verify", outcome: "refused" }, errors.length);
+      throw new GatewayProblem({
+        status: 400,
+        slug: "bad-receipt-handle",
+        title: "Receipt handle refused",
+        detail: errors.map((e) => `receiptHandles[${e.index}]: ${e.detail}`).join("; "),
+        extra: { errors },
+      });
+    }
+    return out;
+  }
+
+  /**
+   * ack: done with the message. nack: visible again after `ms` (0: at once), delivered with
+   * reconsumeTimes + 1. extend: invisible for `ms` from now, under the new handle returned.
+   * A handle whose lease already ran out is refused per item (410): the message may be with
+   * another consumer already, and extending it would lease it twice.
+   */
+  settle(
+    op: SettleOp,
+    leases: readonly LeaseHandle[],
+    ms: number,
+    site: ProblemSite,
+  ): Promise<SettleResult[]> {
+    return Promise.all(leases.map((h) => this.settleOne(op, h, ms, site)));
+  }
+
+  private async settleOne(
+    op: SettleOp,
+    h: LeaseHandle,
+    ms: number,
+    site: ProblemSite,
+  ): Promise<SettleResult> {
+    const { cluster, handles, metrics, options } = this.deps;
+    if (Date.now() > leaseDeadline(h.brokerHandle)) {
+      metrics.leaseOps.inc({ op, outcome: "expired" });
+      return { ok: false, problem: document(LEASE_EXPIRED, site) };
+    }
+    try {
+      if (op === "ack") {
+        await cluster.ack(h.group, h.topic, h.brokerHandle);
+        metrics.leaseOps.inc({ op, outcome: "ok" });
+        return { ok: true };
+      }
+      const fresh = await cluster.changeInvisible(h.group, h.topic, h.brokerHandle, ms);
+      metrics.leaseOps.inc({ op, outcome: "ok" });
+      if (op === "nack") return { ok: true };
+      return {
+        ok: true,
+        receiptHandle: handles.sign({ group: h.group, topic: h.topic, brokerHandle: fresh }),
+        leaseExpiresAt: leaseDeadline(fresh),
+      };
+    } catch (err) {
+      metrics.leaseOps.inc({ op, outcome: "error" });
+      const p = toProblem(err, options.retryAfterSeconds);
+      if (p.status >= 500) this.deps.log.warn({ err, op }, "lease operation failed");
+      return { ok: false, problem: document(p, site) };
+    }
+  }
+}
+
+/** problemBody always writes type, title and status. */
+function document(p: ProblemInit, site: ProblemSite): ProblemDocument {
+  return problemBody(p, site.instance, site.requestId) as ProblemDocument;
+}
+
+const LEASE_EXPIRED: ProblemInit = {
+  status: 410,
+  slug: "lease-expired",
+  title: "The lease has expired",
+  detail: "the message's invisible time is over: it is (or soon will be) delivered again, with a new handle",
+};
+
+/** The broker refusing an ordered POP (ordered POP not built there): say so plainly. */
+function orderedRefusal(err: unknown): unknown {
+  if (!(err instanceof MQClientError) || err.code !== ResponseCode.SYSTEM_ERROR) return err;
+  return new GatewayProblem({
+    status: 501,
+    slug: "ordered-receive-unsupported",
+    title: "Ordered receive is not supported by the broker",
+    detail: `the broker refused an ordered POP: ${err.remark}`,
+    code: err.code,
+    extra: { missingCapability: "ordered POP (POP_MESSAGE with order=true)" },
+  });
+}
