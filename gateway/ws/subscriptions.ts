@@ -1,9 +1,10 @@
 /**
  * WebSocket subscriptions: each pops (long polling) for its group and topic and pushes `message`
  * frames while it has credit, one POP of at most min(credit, 32) at a time. Memory stays bounded:
- * a subscription pushes only what its credit allows, and pauses before a POP while its socket has
- * more than half of wsBufferedBytesMax queued (a client that stops reading stops getting messages;
- * their leases expire and go to other consumers). Messages a POP brings after the socket or the
+ * a subscription pushes only what its credit allows, and before each frame (and each POP) it checks
+ * its socket's queue: above half of wsBufferedBytesMax it waits for the socket to drain, holding at
+ * most the rest of one batch (a client that stops reading stops getting messages; their leases
+ * expire and go to other consumers). Messages a POP brings after the socket or the
  * subscription closed are given back at once (nack 0) instead of waiting out their lease.
  */
 import type { ServerWebSocket } from "bun";
@@ -40,6 +41,8 @@ export interface SocketSide {
 export class Subscription {
   private running = false;
   private stopped = false;
+  /** Received, not yet pushed: the rest of a batch while the socket's queue was too long. */
+  private pending: LeasedOutput[] = [];
   private wake: (() => void) | null = null;
 
   constructor(
@@ -84,10 +87,15 @@ export class Subscription {
   private async loop(): Promise<void> {
     const { options, metrics } = this.deps;
     const highWater = Math.floor(options.wsBufferedBytesMax / 2);
-    while (this.live && this.credit > 0) {
+    while (this.live && (this.credit > 0 || this.pending.length > 0)) {
       if (this.socket.ws.getBufferedAmount() > highWater) {
         metrics.wsBackpressurePauses.inc();
         await this.socket.drained();
+        continue;
+      }
+      const next = this.pending.shift();
+      if (next !== undefined) {
+        this.socket.send({ type: "message", subscription: this.id, message: next });
         continue;
       }
       let got: LeasedOutput[];
@@ -112,11 +120,11 @@ export class Subscription {
         await this.giveBack(got);
         return;
       }
-      for (const message of got) {
-        this.socket.send({ type: "message", subscription: this.id, message });
-        this.credit--;
-      }
+      // Pushed one by one, re-checking the socket's queue before each (at most one batch waits here).
+      this.pending = got;
+      this.credit -= got.length;
     }
+    if (!this.live) await this.giveBack(this.pending.splice(0));
   }
 
   /** Reports a failed POP; true when worth retrying (after a pause), false when the subscription ended. */

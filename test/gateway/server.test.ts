@@ -322,3 +322,12 @@ test("isLoopbackHost: loopback forms only", () => {
     ["example.com", false],
   ]);
 });
+
+test("without gatewayHandleSecret the gateway warns that its receipt handles die with the process", async () => {
+  const lines: string[] = [];
+  const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
+  const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: "127.0.0.1" };
+  running.push(await startGateway(config, { log, cluster: new FakeCluster() }));
+  expect(lines.length).toBe(1);
+  expect(lines[0]).toStartWith("gatewayHandleSecret is not set: receipt handles are signed with a random key");
+});

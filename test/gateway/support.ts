@@ -123,9 +123,12 @@ export class FakeCluster implements Cluster {
     this.leased.push(...msgs);
     for (const wake of this.offered.splice(0)) wake();
   }
+  /** When set, every receive answers what this makes (an endless backlog). */
+  source: ((max: number) => LeasedMessage[]) | null = null;
   /** Answers `leased` (at most maxMessages, the rest stays), else long-polls like the broker. */
   async receive(r: LeaseRequest): Promise<LeasedMessage[]> {
     this.record("receive", [r]);
+    if (this.source) return this.source(r.maxMessages);
     if (this.leased.length === 0 && r.waitMs > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, r.waitMs);
