@@ -329,5 +329,7 @@ test("without gatewayHandleSecret the gateway warns that its receipt handles die
   const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: "127.0.0.1" };
   running.push(await startGateway(config, { log, cluster: new FakeCluster() }));
   expect(lines.length).toBe(1);
-  expect(lines[0]).toStartWith("gatewayHandleSecret is not set: receipt handles are signed with a random key");
+  expect(lines[0]).toStartWith(
+    "gatewayHandleSecret is not set: receipt handles are signed with a random key",
+  );
 });
