@@ -5,7 +5,6 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -15,6 +14,7 @@ import { gatewayConfig } from "../../src/config/gateway-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
 import { waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
+import { maskedTextFrame, rawWebSocket } from "./raw-ws.ts";
 import { FakeCluster } from "./support.ts";
 
 const running: RunningGateway[] = [];
@@ -187,39 +187,6 @@ test("WS: a socket that stops reading is closed once its queued answers pass wsB
   await waitFor("the server closed the socket", async () => !(await open()));
   sock.destroy();
 });
-
-/** A WebSocket handshake over node:net, so the test can stop reading (pause) as a slow client would. */
-async function rawWebSocket(port: number): Promise<Socket> {
-  const sock = netConnect({ host: "127.0.0.1", port });
-  await new Promise<void>((resolve, reject) => {
-    sock.once("connect", () => resolve());
-    sock.once("error", reject);
-  });
-  sock.on("error", () => {});
-  sock.write(
-    "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-  );
-  await new Promise<void>((resolve) => {
-    let text = "";
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString("latin1");
-      if (text.includes("\r\n\r\n")) {
-        sock.off("data", onData);
-        resolve();
-      }
-    };
-    sock.on("data", onData);
-  });
-  return sock;
-}
-
-/** One client text frame (FIN, opcode 1, masked with a zero key: masking is required, not secrecy). */
-function maskedTextFrame(text: string): Buffer {
-  const payload = Buffer.from(text);
-  if (payload.length >= 126) throw new Error("short frames only");
-  return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload]);
-}
 
 test("a long poll outlives Bun's default 10 s idle timeout setting (idleTimeout follows pullWaitMsMax)", async () => {
   const cluster = new FakeCluster();

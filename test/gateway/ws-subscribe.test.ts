@@ -5,7 +5,6 @@
  * getting messages without being closed, and gets them again once it reads.
  */
 import { afterEach, expect, test } from "bun:test";
-import { connect as netConnect, type Socket } from "node:net";
 import WebSocket from "ws";
 import type { LeasedMessage } from "../../gateway/cluster.ts";
 import { type RunningGateway, startGateway } from "../../gateway/server.ts";
@@ -14,6 +13,7 @@ import { defaultsOf } from "../../src/config/schema.ts";
 import { ResponseCode } from "../../src/remoting/index.ts";
 import { waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
+import { maskedTextFrame, rawWebSocket } from "./raw-ws.ts";
 import { brokerError, brokerHandle, FakeCluster, message } from "./support.ts";
 
 const running: RunningGateway[] = [];
@@ -209,36 +209,3 @@ test("a socket that stops reading stops getting messages and stays open; reading
   sock.resume();
   await waitFor("pushes resumed", () => receives() > whilePaused);
 });
-
-/** A WebSocket handshake over node:net, so the test can stop reading (pause) as a slow client would. */
-async function rawWebSocket(port: number): Promise<Socket> {
-  const sock = netConnect({ host: "127.0.0.1", port });
-  await new Promise<void>((resolve, reject) => {
-    sock.once("connect", () => resolve());
-    sock.once("error", reject);
-  });
-  sock.on("error", () => {});
-  sock.write(
-    "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-  );
-  await new Promise<void>((resolve) => {
-    let text = "";
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString("latin1");
-      if (text.includes("\r\n\r\n")) {
-        sock.off("data", onData);
-        resolve();
-      }
-    };
-    sock.on("data", onData);
-  });
-  return sock;
-}
-
-/** One client text frame (FIN, opcode 1, masked with a zero key: masking is required, not secrecy). */
-function maskedTextFrame(text: string): Buffer {
-  const payload = Buffer.from(text);
-  if (payload.length >= 126) throw new Error("short frames only");
-  return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload]);
-}
