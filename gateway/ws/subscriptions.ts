@@ -1,9 +1,9 @@
 /**
  * WebSocket subscriptions: each pops (long polling) for its group and topic and pushes `message`
- * frames while it has credit, one POP of at most min(credit, 32) at a time. Memory stays bounded:
- * a subscription pushes only what its credit allows, and before each frame (and each POP) it checks
- * its socket's queue: above half of wsBufferedBytesMax it waits for the socket to drain, holding at
- * most the rest of one batch (a client that stops reading stops getting messages; their leases
+ * frames while it has credit, with up to two POPs of at most min(credit, 32) in flight. Memory stays
+ * bounded: a subscription pushes only what its credit allows, and before each frame (and each POP)
+ * it checks its socket's queue: above half of wsBufferedBytesMax it waits for the socket to drain,
+ * holding at most two batches (a client that stops reading stops getting messages; their leases
  * expire and go to other consumers). Messages a POP brings after the socket or the
  * subscription closed are given back at once (nack 0) instead of waiting out their lease.
  */
@@ -19,6 +19,8 @@ export const WS_POLL_MS = 20_000;
 /** Pause after a POP failed with a problem worth retrying (broker busy or away). */
 const RETRY_DELAY_MS = 1000;
 const RECEIVE_MAX = 32;
+/** POPs one subscription keeps in flight: one batch is read while another is pushed. */
+const POPS_INFLIGHT_MAX = 2;
 
 export interface SubscriptionSpec {
   group: string;
@@ -39,11 +41,14 @@ export interface SocketSide {
 }
 
 export class Subscription {
-  private running = false;
   private stopped = false;
-  /** Received, not yet pushed: the rest of a batch while the socket's queue was too long. */
-  private pending: LeasedOutput[] = [];
-  private wake: (() => void) | null = null;
+  /** Received, not yet pushed: what arrived while the socket's queue was too long. */
+  private readonly pending: LeasedOutput[] = [];
+  /** POPs in flight, and the credit they took. */
+  private inflight = 0;
+  private reserved = 0;
+  private waitingDrain = false;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     readonly id: string,
@@ -59,103 +64,119 @@ export class Subscription {
   /** Adds credit, up to wsCreditMax in all; returns the credit now held. */
   addCredit(n: number): number {
     this.credit = Math.min(this.credit + n, this.deps.options.wsCreditMax);
-    this.start();
+    this.pump();
     return this.credit;
   }
 
   start(): void {
-    if (this.running || this.stopped || this.credit <= 0) return;
-    this.running = true;
-    void this.loop()
-      .catch((err: unknown) =>
-        this.deps.log.error({ err, subscription: this.id }, "subscription loop failed"),
-      )
-      .finally(() => {
-        this.running = false;
-      });
+    this.pump();
   }
 
+  /** Ends the subscription; what it holds unsent, and what POPs in flight bring, is given back. */
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
-    this.wake?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    void this.giveBack(this.pending.splice(0));
   }
 
   private get live(): boolean {
     return !this.stopped && !this.socket.closed;
   }
 
-  private async loop(): Promise<void> {
-    const { options, metrics } = this.deps;
-    const highWater = Math.floor(options.wsBufferedBytesMax / 2);
-    while (this.live && (this.credit > 0 || this.pending.length > 0)) {
-      if (this.socket.ws.getBufferedAmount() > highWater) {
-        metrics.wsBackpressurePauses.inc();
-        await this.socket.drained();
-        continue;
-      }
-      const next = this.pending.shift();
-      if (next !== undefined) {
-        this.socket.send({ type: "message", subscription: this.id, message: next });
-        continue;
-      }
-      let got: LeasedOutput[];
-      try {
-        got = await this.leases.receive(
-          {
-            group: this.spec.group,
-            topic: this.spec.topic,
-            maxMessages: Math.min(this.credit, RECEIVE_MAX),
-            waitMs: Math.min(WS_POLL_MS, options.pullWaitMsMax),
-            invisibleMs: this.spec.invisibleMs,
-            ...(this.spec.tags !== undefined ? { tags: this.spec.tags } : {}),
-          },
-          this.spec.bodyEncoding,
-          "ws",
-        );
-      } catch (err) {
-        if (!(await this.failed(err))) return;
-        continue;
-      }
-      if (!this.live) {
-        await this.giveBack(got);
-        return;
-      }
-      // Pushed one by one, re-checking the socket's queue before each (at most one batch waits here).
-      this.pending = got;
-      this.credit -= got.length;
+  /**
+   * Pushes what is pending while the socket's queue is short, then starts POPs while credit not
+   * yet taken remains (at most POPS_INFLIGHT_MAX at once, so one batch is read while another is
+   * sent). Called again whenever something changes: a POP answered, credit, a drained socket.
+   */
+  private pump(): void {
+    if (!this.live) return;
+    const highWater = Math.floor(this.deps.options.wsBufferedBytesMax / 2);
+    const ws = this.socket.ws;
+    if (this.pending.length > 0) {
+      // Corked: the frames of a batch leave in one write, not one syscall each.
+      ws.cork(() => {
+        while (this.pending.length > 0 && ws.getBufferedAmount() <= highWater)
+          this.socket.send({ type: "message", subscription: this.id, message: this.pending.shift()! });
+      });
     }
-    if (!this.live) await this.giveBack(this.pending.splice(0));
+    if (ws.getBufferedAmount() > highWater) {
+      if (!this.waitingDrain) {
+        this.waitingDrain = true;
+        this.deps.metrics.wsBackpressurePauses.inc();
+        void this.socket.drained().then(() => {
+          this.waitingDrain = false;
+          this.pump();
+        });
+      }
+      return;
+    }
+    while (this.retryTimer === null && this.inflight < POPS_INFLIGHT_MAX && this.credit - this.reserved > 0)
+      this.pop(Math.min(this.credit - this.reserved, RECEIVE_MAX));
   }
 
-  /** Reports a failed POP; true when worth retrying (after a pause), false when the subscription ended. */
-  private async failed(err: unknown): Promise<boolean> {
+  private pop(max: number): void {
+    this.inflight++;
+    this.reserved += max;
+    const { options } = this.deps;
+    this.leases
+      .receive(
+        {
+          group: this.spec.group,
+          topic: this.spec.topic,
+          maxMessages: max,
+          waitMs: Math.min(WS_POLL_MS, options.pullWaitMsMax),
+          invisibleMs: this.spec.invisibleMs,
+          ...(this.spec.tags !== undefined ? { tags: this.spec.tags } : {}),
+        },
+        this.spec.bodyEncoding,
+        "ws",
+      )
+      .then(
+        (got) => {
+          this.settled(max);
+          if (!this.live) return this.giveBack(got);
+          this.pending.push(...got);
+          this.credit -= got.length;
+          this.pump();
+        },
+        (err: unknown) => {
+          this.settled(max);
+          this.failed(err);
+        },
+      )
+      .catch((err: unknown) => this.deps.log.error({ err, subscription: this.id }, "subscription failed"));
+  }
+
+  private settled(max: number): void {
+    this.inflight--;
+    this.reserved -= max;
+  }
+
+  /** Reports a failed POP; a problem worth retrying (busy, away) pauses the POPs, any other ends the subscription. */
+  private failed(err: unknown): void {
+    if (!this.live) return;
     const p = toProblem(err, this.deps.options.retryAfterSeconds);
     const retry = p.status === 429 || p.status >= 500;
-    if (this.live)
-      this.socket.send({
-        type: "error",
-        subscription: this.id,
-        problem: problemBody(
-          retry ? p : { ...p, detail: `${p.detail ?? p.title}; the subscription is closed` },
-          "/v1/ws",
-          this.socket.requestId,
-        ),
-      });
+    this.socket.send({
+      type: "error",
+      subscription: this.id,
+      problem: problemBody(
+        retry ? p : { ...p, detail: `${p.detail ?? p.title}; the subscription is closed` },
+        "/v1/ws",
+        this.socket.requestId,
+      ),
+    });
     if (!retry) {
       this.ended(this.id);
-      return false;
+      return;
     }
     if (p.status >= 500)
       this.deps.log.warn({ err, subscription: this.id }, "subscription POP failed; retrying");
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, RETRY_DELAY_MS);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.wake = null;
-    return this.live;
+    this.retryTimer ??= setTimeout(() => {
+      this.retryTimer = null;
+      this.pump();
+    }, RETRY_DELAY_MS);
   }
 
   private async giveBack(got: LeasedOutput[]): Promise<void> {
