@@ -19,9 +19,10 @@ async function measure(
   let counting = false;
   const end = performance.now() + WARMUP_MS + durationMs;
   const running = () => performance.now() < end;
-  const all = Promise.all(
-    Array.from({ length: workers }, () => loop(running, (n) => counting && (settled += n))),
-  );
+  const count = (n: number) => {
+    if (counting) settled += n;
+  };
+  const all = Promise.all(Array.from({ length: workers }, () => loop(running, count)));
   await Bun.sleep(WARMUP_MS);
   counting = true;
   const started = performance.now();
