@@ -13,7 +13,7 @@ export class GatewayMetrics {
   readonly messagesOut: Counter<"transport">;
   readonly wsSockets: Gauge;
   readonly wsFrames: Counter<"type">;
-  /** Lease operations (receive/ack/nack/extend) by outcome: ok, error, expired, refused (bad handle). */
+  /** Lease operations (receive, ack, nack, extend; verify: handles refused) by outcome: ok, error, expired, refused. */
   readonly leaseOps: Counter<"op" | "outcome">;
   readonly wsSubscriptions: Gauge;
   /** Times a subscription stopped pushing because its socket had too much queued. */
@@ -64,7 +64,7 @@ export class GatewayMetrics {
     });
     this.leaseOps = new Counter({
       name: "rocketbun_gateway_lease_operations_total",
-      help: "lease operations (receive, ack, nack, extend) by outcome (ok, error, expired, refused)",
+      help: "lease operations (receive, ack, nack, extend; verify for handles refused) by outcome (ok, error, expired, refused)",
       labelNames: ["op", "outcome"],
       registers,
     });
