@@ -88,8 +88,8 @@ class ClientCluster implements Cluster {
     return result.messages.map((message) => ({ message, brokerHandle: message.receiptHandle }));
   }
 
-  ack(group: string, topic: string, brokerHandle: string) {
-    return this.pop.ack(group, topic, brokerHandle);
+  ack(group: string, topic: string, brokerHandles: readonly string[]) {
+    return this.pop.ackMany(group, topic, brokerHandles);
   }
 
   changeInvisible(group: string, topic: string, brokerHandle: string, invisibleMs: number) {

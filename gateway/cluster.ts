@@ -91,8 +91,11 @@ export interface LeasedMessage {
 export interface Cluster {
   /** POP_MESSAGE from one broker of the topic (in turn); [] when none came within waitMs. */
   receive(r: LeaseRequest): Promise<LeasedMessage[]>;
-  /** ACK_MESSAGE; a stale handle acks nothing and is not an error (the broker answers success). */
-  ack(group: string, topic: string, brokerHandle: string): Promise<void>;
+  /**
+   * Acks handles of one group and topic (ACK_MESSAGE for one, BATCH_ACK_MESSAGE per broker for
+   * several); a stale handle acks nothing and is not an error (the broker answers success).
+   */
+  ack(group: string, topic: string, brokerHandles: readonly string[]): Promise<void>;
   /** CHANGE_MESSAGE_INVISIBLETIME: visible again `invisibleMs` from now; returns the new handle. */
   changeInvisible(group: string, topic: string, brokerHandle: string, invisibleMs: number): Promise<string>;
   send(topic: string, msg: OutgoingMessage, target: SendTarget): Promise<SendOutcome>;

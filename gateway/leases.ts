@@ -91,45 +91,78 @@ export class Leases {
    * A handle whose lease already ran out is refused per item (410): the message may be with
    * another consumer already, and extending it would lease it twice.
    */
-  settle(
+  async settle(
     op: SettleOp,
     leases: readonly LeaseHandle[],
     ms: number,
     site: ProblemSite,
   ): Promise<SettleResult[]> {
-    return Promise.all(leases.map((h) => this.settleOne(op, h, ms, site)));
+    const { metrics } = this.deps;
+    const results: SettleResult[] = new Array(leases.length);
+    const live: number[] = [];
+    const now = Date.now();
+    leases.forEach((h, i) => {
+      if (now <= leaseDeadline(h.brokerHandle)) live.push(i);
+      else {
+        metrics.leaseOps.inc({ op, outcome: "expired" });
+        results[i] = { ok: false, problem: document(LEASE_EXPIRED, site) };
+      }
+    });
+    if (op !== "ack") {
+      await Promise.all(
+        live.map(async (i) => {
+          results[i] = await this.change(op, leases[i]!, ms, site);
+        }),
+      );
+      return results;
+    }
+    // Acks of one group and topic go together (one batch ack per broker); they share the outcome.
+    const byScope = new Map<string, number[]>();
+    for (const i of live) {
+      const key = `${leases[i]!.group}\n${leases[i]!.topic}`;
+      const list = byScope.get(key);
+      if (list) list.push(i);
+      else byScope.set(key, [i]);
+    }
+    await Promise.all(
+      [...byScope.values()].map(async (indexes) => {
+        const { group, topic } = leases[indexes[0]!]!;
+        const handles = indexes.map((i) => leases[i]!.brokerHandle);
+        const outcome = await this.attempt(op, () => this.deps.cluster.ack(group, topic, handles));
+        for (const i of indexes) {
+          metrics.leaseOps.inc({ op, outcome: outcome === null ? "ok" : "error" });
+          results[i] = outcome === null ? { ok: true } : { ok: false, problem: document(outcome, site) };
+        }
+      }),
+    );
+    return results;
   }
 
-  private async settleOne(
-    op: SettleOp,
-    h: LeaseHandle,
-    ms: number,
-    site: ProblemSite,
-  ): Promise<SettleResult> {
-    const { cluster, handles, metrics, options } = this.deps;
-    if (Date.now() > leaseDeadline(h.brokerHandle)) {
-      metrics.leaseOps.inc({ op, outcome: "expired" });
-      return { ok: false, problem: document(LEASE_EXPIRED, site) };
-    }
+  /** nack / extend of one handle: CHANGE_MESSAGE_INVISIBLETIME. */
+  private async change(op: SettleOp, h: LeaseHandle, ms: number, site: ProblemSite): Promise<SettleResult> {
+    let fresh = "";
+    const outcome = await this.attempt(op, async () => {
+      fresh = await this.deps.cluster.changeInvisible(h.group, h.topic, h.brokerHandle, ms);
+    });
+    this.deps.metrics.leaseOps.inc({ op, outcome: outcome === null ? "ok" : "error" });
+    if (outcome !== null) return { ok: false, problem: document(outcome, site) };
+    if (op === "nack") return { ok: true };
+    return {
+      ok: true,
+      receiptHandle: this.deps.handles.sign({ group: h.group, topic: h.topic, brokerHandle: fresh }),
+      leaseExpiresAt: leaseDeadline(fresh),
+    };
+  }
+
+  /** Runs a broker call; null when it succeeded, else its problem (logged when the broker failed). */
+  private async attempt(op: SettleOp, run: () => Promise<void>): Promise<ProblemInit | null> {
     try {
-      if (op === "ack") {
-        await cluster.ack(h.group, h.topic, h.brokerHandle);
-        metrics.leaseOps.inc({ op, outcome: "ok" });
-        return { ok: true };
-      }
-      const fresh = await cluster.changeInvisible(h.group, h.topic, h.brokerHandle, ms);
-      metrics.leaseOps.inc({ op, outcome: "ok" });
-      if (op === "nack") return { ok: true };
-      return {
-        ok: true,
-        receiptHandle: handles.sign({ group: h.group, topic: h.topic, brokerHandle: fresh }),
-        leaseExpiresAt: leaseDeadline(fresh),
-      };
+      await run();
+      return null;
     } catch (err) {
-      metrics.leaseOps.inc({ op, outcome: "error" });
-      const p = toProblem(err, options.retryAfterSeconds);
+      const p = toProblem(err, this.deps.options.retryAfterSeconds);
       if (p.status >= 500) this.deps.log.warn({ err, op }, "lease operation failed");
-      return { ok: false, problem: document(p, site) };
+      return p;
     }
   }
 }

@@ -140,6 +140,57 @@ export class PopApi {
   }
 
   /**
+   * Acks several handles of one group and topic: one BATCH_ACK_MESSAGE per broker (§A.8), handles
+   * sharing a lease batch (retry flag, queue, start offset, pop time) folded into one entry's bit
+   * set, as Java's batchAckMessageAsync does. One handle goes as ACK_MESSAGE.
+   */
+  async ackMany(group: string, topic: string, handles: readonly string[]): Promise<void> {
+    if (handles.length === 1) return this.ack(group, topic, handles[0]!);
+    const byBroker = new Map<string, Map<string, { h: ReceiptHandle; offsets: number[] }>>();
+    const singles: string[] = [];
+    for (const text of handles) {
+      const h = parseHandle(text);
+      const bit = h.queueOffset - h.ckQueueOffset;
+      if (bit < 0 || bit >= BATCH_ACK_BITS_MAX) {
+        singles.push(text); // not from a lease batch: its bit set would be huge
+        continue;
+      }
+      let entries = byBroker.get(h.brokerName);
+      if (!entries) byBroker.set(h.brokerName, (entries = new Map()));
+      const key = `${h.retryFlag}@${h.queueId}@${h.ckQueueOffset}@${h.popTime}`;
+      const entry = entries.get(key) ?? { h, offsets: [] };
+      entry.offsets.push(h.queueOffset);
+      entries.set(key, entry);
+    }
+    await Promise.all([
+      ...singles.map((text) => this.ack(group, topic, text)),
+      ...[...byBroker].map(async ([brokerName, entries]) => {
+        const addr = await this.client.masterAddr(brokerName, topic);
+        const acks = [...entries.values()].map(({ h, offsets }) => ({
+          c: group,
+          t: topic,
+          r: h.retryFlag,
+          so: h.ckQueueOffset,
+          q: h.queueId,
+          rq: h.reviveQid,
+          pt: h.popTime,
+          it: h.invisibleTime,
+          b: bitSet(offsets.map((o) => o - h.ckQueueOffset)),
+        }));
+        const body = new TextEncoder().encode(JSON.stringify({ acks, brokerName }));
+        await call(
+          this.client.remoting,
+          addr,
+          RequestCode.BATCH_ACK_MESSAGE,
+          null,
+          body,
+          this.client.options.mqClientApiTimeoutMs,
+        );
+      }),
+    ]);
+  }
+
+  /**
    * CHANGE_MESSAGE_INVISIBLETIME: the message becomes visible `invisibleMs` from now unless acked
    * with the handle returned; the old handle no longer acks (§A.9).
    */
@@ -177,6 +228,16 @@ export class PopApi {
     });
   }
 }
+
+/** Java's BitSet.toByteArray as base64: bit i is bit i % 8 of byte i / 8; no trailing zero bytes. */
+export function bitSet(bits: readonly number[]): string {
+  const bytes = new Uint8Array((Math.max(...bits) >> 3) + 1);
+  for (const i of bits) bytes[i >> 3]! |= 1 << (i & 7);
+  return Buffer.from(bytes).toString("base64");
+}
+
+/** A batch-ack entry covers offsets within this distance of its start (a POP hands out ≤ 32). */
+const BATCH_ACK_BITS_MAX = 4096;
 
 /**
  * Receipt handles in body order (§A.5.4): a retry copy carries its own in POP_CK; any other message

@@ -138,7 +138,7 @@ test("native and ali-ons produce → HTTP receive; acked messages are not delive
   }
   const got: Leased[] = [];
   await waitFor("both received", async () => {
-    got.push(...(await receive(gw, "LEASE_G1", "LeaseRecv", { max: 8, waitMs: 1000 })));
+    got.push(...(await receive(gw, "LEASE_G1", "LeaseRecv", { max: 8, waitMs: 1000, invisibleMs: 1500 })));
     return got.length >= 2;
   });
   expect(got.map((m) => [m.body, m.tags, m.reconsumeTimes]).sort()).toEqual([
@@ -150,7 +150,8 @@ test("native and ali-ons produce → HTTP receive; acked messages are not delive
     receiptHandles: got.map((m) => m.receiptHandle),
   });
   expect(acked).toEqual({ status: 200, body: { results: [{ ok: true }, { ok: true }] } });
-  expect(await receive(gw, "LEASE_G1", "LeaseRecv", { waitMs: 1200 })).toEqual([]);
+  // Past their leases' end: acked (one batch ack), they do not come back.
+  expect(await receive(gw, "LEASE_G1", "LeaseRecv", { waitMs: 2500 })).toEqual([]);
 });
 
 test("expiry redelivers with reconsumeTimes 1 and the same msgId; nack with delayMs redelivers after the delay", async () => {

@@ -188,26 +188,53 @@ describe("ack, nack, extend", () => {
     expect(cluster.calls.map((c) => c.method)).toEqual(["receive"]);
   });
 
-  test("an expired lease is a 410 result; a broker failure is that item's problem; the rest succeed", async () => {
+  test("an expired lease is a 410 result; a failed nack is that item's problem; the rest succeed", async () => {
     const cluster = new FakeCluster();
     const { app, deps } = testApp({ cluster });
     const sign = (h: string) => deps.handles.sign({ group: "billing", topic: "orders", brokerHandle: h });
     const expired = sign(brokerHandle(1, Date.now() - 10_000, 5000));
     const failing = sign(brokerHandle(2));
     const fine = sign(brokerHandle(3));
-    const ack = cluster.ack.bind(cluster);
-    cluster.ack = async (g, t, h) => {
+    const change = cluster.changeInvisible.bind(cluster);
+    cluster.changeInvisible = async (g, t, h, ms) => {
       if (h.startsWith("2 ")) throw brokerError(ResponseCode.SYSTEM_BUSY, "busy");
-      return ack(g, t, h);
+      return change(g, t, h, ms);
     };
-    const r = await app.request(`${BASE}/ack`, json({ receiptHandles: [expired, failing, fine] }));
+    const r = await app.request(`${BASE}/nack`, json({ receiptHandles: [expired, failing, fine] }));
     const body = (await r.json()) as Results;
     expect(body.results.map((x) => [x.ok, x.problem?.status, x.problem?.type])).toEqual([
       [false, 410, "urn:rocketbun:problem:lease-expired"],
       [false, 429, "urn:rocketbun:problem:broker-busy"],
       [true, undefined, undefined],
     ]);
-    expect(cluster.acked.map((h) => h.split(" ")[0])).toEqual(["3"]);
+    expect(cluster.changed.map((c) => c.brokerHandle.split(" ")[0])).toEqual(["3"]);
+  });
+
+  test("the live handles of an ack go to the broker together and share its answer; expired ones are 410", async () => {
+    const cluster = new FakeCluster();
+    const { app, deps } = testApp({ cluster });
+    const sign = (h: string) => deps.handles.sign({ group: "billing", topic: "orders", brokerHandle: h });
+    const handles = [
+      sign(brokerHandle(1, Date.now() - 10_000, 5000)),
+      sign(brokerHandle(2)),
+      sign(brokerHandle(3)),
+    ];
+    const ok = (await (
+      await app.request(`${BASE}/ack`, json({ receiptHandles: handles }))
+    ).json()) as Results;
+    cluster.ack = async () => {
+      throw brokerError(ResponseCode.SYSTEM_BUSY, "busy");
+    };
+    const busy = (await (
+      await app.request(`${BASE}/ack`, json({ receiptHandles: handles }))
+    ).json()) as Results;
+    expect([ok, busy].map((b) => b.results.map((x) => x.problem?.status ?? "ok"))).toEqual([
+      [410, "ok", "ok"],
+      [410, 429, 429],
+    ]);
+    expect(
+      cluster.calls.filter((c) => c.method === "ack").map((c) => (c.args[2] as string[]).length),
+    ).toEqual([2]);
   });
 
   test("another gateway with the same secret settles the handles; one with another secret refuses them", async () => {

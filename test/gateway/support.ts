@@ -140,9 +140,9 @@ export class FakeCluster implements Cluster {
     }
     return this.leased.splice(0, r.maxMessages);
   }
-  async ack(group: string, topic: string, handle: string) {
-    this.record("ack", [group, topic, handle]);
-    this.acked.push(handle);
+  async ack(group: string, topic: string, handles: readonly string[]) {
+    this.record("ack", [group, topic, handles]);
+    this.acked.push(...handles);
   }
   async changeInvisible(group: string, topic: string, handle: string, invisibleMs: number) {
     this.record("changeInvisible", [group, topic, handle, invisibleMs]);
