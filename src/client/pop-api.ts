@@ -156,7 +156,10 @@ export class PopApi {
         continue;
       }
       let entries = byBroker.get(h.brokerName);
-      if (!entries) byBroker.set(h.brokerName, (entries = new Map()));
+      if (!entries) {
+        entries = new Map();
+        byBroker.set(h.brokerName, entries);
+      }
       const key = `${h.retryFlag}@${h.queueId}@${h.ckQueueOffset}@${h.popTime}`;
       const entry = entries.get(key) ?? { h, offsets: [] };
       entry.offsets.push(h.queueOffset);
