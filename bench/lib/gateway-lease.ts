@@ -163,9 +163,10 @@ export async function produceToWsLatency(
   topic: string,
   ratePerSec: number,
   durationMs: number,
-): Promise<{ p50: number; p99: number; delivered: number; sent: number }> {
+): Promise<{ p50: number; p99: number; delivered: number; sent: number; producedPerSec: number }> {
   const latencies: number[] = [];
   let measuring = false;
+  let producedPerSec = 0;
   const sub = await wsSubscriber(
     `${gw.replace("http", "ws")}/v1/ws`,
     { group, topic, invisibleMs: 60_000 },
@@ -176,12 +177,17 @@ export async function produceToWsLatency(
   );
   const url = `${gw}/v1/topics/${topic}/messages`;
   let sent = 0;
+  let answered = 0;
   const pending = new Set<Promise<unknown>>();
   const tick = 10;
   const perTick = Math.max(1, Math.round((ratePerSec * tick) / 1000));
   const produce = () => {
     for (let i = 0; i < perTick; i++) {
-      const p = fetch(url, json({ body: String(now()) })).then((r) => r.arrayBuffer());
+      const p = fetch(url, json({ body: String(now()) }))
+        .then((r) => r.arrayBuffer())
+        .then(() => {
+          answered++;
+        });
       pending.add(p);
       void p.finally(() => pending.delete(p));
       sent++;
@@ -194,15 +200,18 @@ export async function produceToWsLatency(
     await Promise.allSettled([...pending]);
     measuring = true;
     sent = 0;
+    answered = 0;
+    const started = performance.now();
     const timer = setInterval(produce, tick);
     await Bun.sleep(durationMs);
     clearInterval(timer);
     await Promise.allSettled([...pending]);
+    producedPerSec = (answered * 1000) / (performance.now() - started);
     await Bun.sleep(200); // the last deliveries
   } finally {
     sub.close();
   }
   const sorted = latencies.sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99), delivered: sorted.length, sent };
+  return { p50: at(0.5), p99: at(0.99), delivered: sorted.length, sent, producedPerSec };
 }
