@@ -1,8 +1,9 @@
 /**
  * Lease-based consume as the HTTP routes and the WebSocket both use it: receive (POP) with messages
  * given signed receipt handles, and ack / nack / extend of a batch of handles with one result per
- * handle (one failed handle never fails the rest). Handles are verified before any broker request:
- * one that does not verify refuses the whole request with a 400 problem.
+ * handle. An expired lease fails only its own item; nack and extend are one broker request per
+ * handle; acks of one group and topic go as one batch ack per broker and share its answer. Handles
+ * are verified before any broker request: one that does not verify refuses the whole request (400).
  */
 import type { z } from "@hono/zod-openapi";
 import { MQClientError } from "../src/client/errors.ts";
