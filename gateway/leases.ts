@@ -57,6 +57,22 @@ export class Leases {
   }
 
   /**
+   * Makes received messages visible again at once (nack 0): for messages that arrived after the
+   * client went away, rather than waiting out their lease. Best effort: failures are logged.
+   */
+  async giveBack(messages: readonly LeasedOutput[], site: ProblemSite): Promise<void> {
+    if (messages.length === 0) return;
+    const handles: LeaseHandle[] = [];
+    for (const m of messages) {
+      const h = this.deps.handles.verify(m.receiptHandle);
+      if (typeof h !== "string") handles.push(h);
+    }
+    const results = await this.settle("nack", handles, 0, site);
+    const failed = results.filter((r) => !r.ok).length;
+    if (failed > 0) this.deps.log.warn({ failed, site }, "giving back messages nobody will get failed");
+  }
+
+  /**
    * The content of every handle, or a 400 problem naming each one that does not verify or that
    * belongs to another group or topic than `scope` (the path's).
    */

@@ -151,6 +151,9 @@ export function registerLease(app: GatewayApp, deps: GatewayDeps): void {
       b.bodyEncoding,
       "http",
     );
+    // The client hung up during the long poll: nobody gets these, so they need not wait out their lease.
+    if (c.req.raw.signal.aborted)
+      void leases.giveBack(messages, { instance: c.req.path, requestId: c.get("requestId") });
     return c.json({ messages }, 200);
   });
 

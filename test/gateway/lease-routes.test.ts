@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { HandleSigner } from "../../gateway/receipt-handle.ts";
 import { ResponseCode } from "../../src/remoting/index.ts";
+import { waitFor } from "../support/rocketbun-child.ts";
 import {
   bearer,
   brokerError,
@@ -109,6 +110,19 @@ describe("receive", () => {
       "urn:rocketbun:problem:ordered-receive-unsupported",
       "the broker refused an ordered POP: ordered POP is not supported by this broker yet",
     ]);
+  });
+
+  test("what a long poll brings after the client hung up is given back at once (nack 0)", async () => {
+    const { app, cluster } = testApp();
+    cluster.leased = [];
+    const hangUp = new AbortController();
+    const pending = app.request(`${BASE}/receive`, { ...json({ waitMs: 5000 }), signal: hangUp.signal });
+    await waitFor("the receive is waiting", () => cluster.calls.length === 1);
+    hangUp.abort();
+    cluster.offer([{ message: message(), brokerHandle: brokerHandle(7) }]);
+    await Promise.resolve(pending).catch(() => undefined);
+    await waitFor("given back", () => cluster.changed.length === 1);
+    expect(cluster.changed.map((c) => [c.brokerHandle.split(" ")[0], c.invisibleMs])).toEqual([["7", 0]]);
   });
 
   test("API keys: consume scope on the topic", async () => {
