@@ -14,6 +14,8 @@
  * acks); WS push to one subscriber with credit 128 (acks and credit top-ups every 64) beside a
  * Bun WS server pushing the same frames under the same protocol (lib/ws-ceiling.ts), target ≥ 0.5;
  * and the latency of HTTP produce → WS delivery at 5k msgs/s (p50/p99).
+ * The server's CPU per message (Linux /proc) is printed for HTTP produce and native sends: it swings
+ * far less than rates on a shared machine, and their difference is what the HTTP path adds.
  * Run: bun bench/gateway.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3, BENCH_BACKLOG=200000)
  */
 import pino from "pino";
@@ -23,6 +25,7 @@ import { httpReceiveAck, popDrain, produceToWsLatency, wsPushRate } from "./lib/
 import { httpLoad, postRequest } from "./lib/http-load.ts";
 import { runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
+import { processCpuMs } from "./lib/proc-cpu.ts";
 import { printTable, type Row } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -58,18 +61,28 @@ try {
   const gwRequest = postRequest(`127.0.0.1:${gwPort}`, path, "application/json", body);
   const ceilRequest = postRequest(`127.0.0.1:${ceiling.port}`, path, "application/json", body);
   const rows: Row[] = [];
+  /** Server CPU per message: what rates on a shared machine swing far more than. */
+  const cpuRows: Row[] = [];
   for (const connections of [1, 64]) {
     const gw: number[] = [];
     const ceil: number[] = [];
     const ratios: number[] = [];
+    const cpuPerRequest: number[] = [];
     for (let round = 0; round < rounds; round++) {
       const c = await httpLoad(ceiling.port, ceilRequest, connections, durationMs, 200);
+      const cpu0 = processCpuMs(srv.pid);
       const g = await httpLoad(gwPort, gwRequest, connections, durationMs, 201);
+      cpuPerRequest.push(((processCpuMs(srv.pid) - cpu0) * 1000) / g.total);
       if (g.unexpected > 0) throw new Error(`gateway answered ${g.unexpected} non-201: ${g.firstUnexpected}`);
       gw.push(g.rate);
       ceil.push(c.rate);
       ratios.push(g.rate / c.rate);
     }
+    cpuRows.push({
+      name: `server CPU per HTTP produce, ${connections} connection${connections > 1 ? "s" : ""}`,
+      value: median(cpuPerRequest),
+      unit: "µs/msg",
+    });
     rows.push({
       name: `HTTP produce 1 KiB, ${connections} connection${connections > 1 ? "s" : ""}`,
       value: median(gw),
@@ -88,7 +101,13 @@ try {
     const msg = { topic: TOPIC, body: "x".repeat(1024), tags: "bench" };
     for (const inflight of [1, 64]) {
       await runSlice(() => producer.send(msg), inflight, Math.min(500, durationMs / 4));
+      const cpu0 = processCpuMs(srv.pid);
       const { calls, ms } = await runSlice(() => producer.send(msg), inflight, durationMs);
+      cpuRows.push({
+        name: `server CPU per native send over TCP, ${inflight} in flight`,
+        value: ((processCpuMs(srv.pid) - cpu0) * 1000) / calls,
+        unit: "µs/msg",
+      });
       rows.push({
         name: `reference: native client send over TCP, ${inflight} in flight`,
         value: (calls * 1000) / ms,
@@ -143,7 +162,7 @@ try {
   });
   rows.push({ name: "HTTP produce → WS delivery at 5k/s, p50", value: lat.p50, unit: "ms" });
   rows.push({ name: "HTTP produce → WS delivery at 5k/s, p99", value: lat.p99, unit: "ms" });
-  printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, rows);
+  printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, [...rows, ...cpuRows]);
 } finally {
   await wsCeiling.stop();
   await ceiling.stop();

@@ -13,6 +13,8 @@ export interface HttpLoadResult {
   unexpected: number;
   /** The first unexpected status line, for the report. */
   firstUnexpected?: string;
+  /** Responses received in all, warm-up included (for CPU per request over the whole run). */
+  total: number;
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -64,6 +66,7 @@ export async function httpLoad(
 ): Promise<HttpLoadResult> {
   let counting = false;
   let done = 0;
+  let total = 0;
   let unexpected = 0;
   let firstUnexpected: string | undefined;
   let stopAt = Number.POSITIVE_INFINITY;
@@ -93,6 +96,7 @@ export async function httpLoad(
       },
     });
     conn.onResponse = (status, line) => {
+      total++;
       if (counting) {
         done++;
         if (status !== expectStatus) {
@@ -117,5 +121,5 @@ export async function httpLoad(
   await finishedAll;
   const ms = performance.now() - started;
   for (const s of sockets) s.end();
-  return { rate: (done * 1000) / ms, unexpected, ...(firstUnexpected ? { firstUnexpected } : {}) };
+  return { rate: (done * 1000) / ms, unexpected, total, ...(firstUnexpected ? { firstUnexpected } : {}) };
 }
