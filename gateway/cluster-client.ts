@@ -17,6 +17,7 @@ import type { MessageQueue } from "../src/client/message-queue.ts";
 import { offsetAtTime, readAtOffset } from "../src/client/offset-reader.ts";
 import { PopApi } from "../src/client/pop-api.ts";
 import { PopBrokers } from "../src/client/pop-brokers.ts";
+import { ExpressionType } from "../src/protocol/body/subscription.ts";
 import type { Connector } from "../src/remoting/index.ts";
 import { ResponseCode } from "../src/remoting/index.ts";
 import type {
@@ -82,7 +83,9 @@ class ClientCluster implements Cluster {
       maxMessages: r.maxMessages,
       invisibleMs: r.invisibleMs,
       awaitMs: r.waitMs,
-      expression: r.tags === undefined || r.tags.trim() === "" ? "*" : r.tags,
+      ...(r.sql !== undefined
+        ? { expression: r.sql, expressionType: ExpressionType.SQL92 }
+        : { expression: r.tags === undefined || r.tags.trim() === "" ? "*" : r.tags }),
       ...(r.ordered ? { order: true } : {}),
     });
     return result.messages.map((message) => ({ message, brokerHandle: message.receiptHandle }));

@@ -78,6 +78,8 @@ export interface LeaseRequest {
   invisibleMs: number;
   /** Tag expression; absent or "*" for every message. */
   tags?: string;
+  /** SQL92 over message properties instead of tags (spec pop-timer-filter Part C). */
+  sql?: string;
   /** Ordered POP: a queue's next messages wait until these are acked or expire. */
   ordered?: boolean;
 }

@@ -74,20 +74,29 @@ const receiveRoute = (waitMsMax: number) =>
         required: true,
         content: {
           "application/json": {
-            schema: z.object({
-              max: z.number().int().min(1).max(RECEIVE_MAX).default(16),
-              invisibleMs: InvisibleMs.default(60_000),
-              waitMs: z.number().int().min(0).max(waitMsMax).default(0),
-              tags: z
-                .string()
-                .max(4096)
-                .optional()
-                .openapi({ description: "tag expression, e.g. TagA || TagB" }),
-              ordered: z.boolean().default(false).openapi({
-                description: "ordered POP: a queue's next messages wait until these are settled",
+            schema: z
+              .object({
+                max: z.number().int().min(1).max(RECEIVE_MAX).default(16),
+                invisibleMs: InvisibleMs.default(60_000),
+                waitMs: z.number().int().min(0).max(waitMsMax).default(0),
+                tags: z
+                  .string()
+                  .max(4096)
+                  .optional()
+                  .openapi({ description: "tag expression, e.g. TagA || TagB" }),
+                sql: z.string().max(4096).optional().openapi({
+                  description:
+                    "SQL92 over properties instead of tags, e.g. region = 'eu' (needs the broker's SQL92 filter)",
+                }),
+                ordered: z.boolean().default(false).openapi({
+                  description: "ordered POP: a queue's next messages wait until these are settled",
+                }),
+                bodyEncoding: z.enum(["auto", "text", "base64"]).default("auto"),
+              })
+              .refine((b) => b.tags === undefined || b.sql === undefined, {
+                message: "give tags or sql, not both",
+                path: ["sql"],
               }),
-              bodyEncoding: z.enum(["auto", "text", "base64"]).default("auto"),
-            }),
           },
         },
       },
@@ -146,6 +155,7 @@ export function registerLease(app: GatewayApp, deps: GatewayDeps): void {
         waitMs: b.waitMs,
         invisibleMs: b.invisibleMs,
         ...(b.tags !== undefined ? { tags: b.tags } : {}),
+        ...(b.sql !== undefined ? { sql: b.sql } : {}),
         ...(b.ordered ? { ordered: true } : {}),
       },
       b.bodyEncoding,

@@ -35,6 +35,7 @@ export const subscribeFrame = (creditMax: number) =>
     group: GroupName,
     topic: TopicName,
     tags: z.string().max(4096).optional(),
+    sql: z.string().max(4096).optional(),
     credit: z.number().int().min(0).max(creditMax),
     invisibleMs: z.number().int().min(1000).max(INVISIBLE_MS_MAX).default(60_000),
     bodyEncoding: z.enum(["auto", "text", "base64"]).default("auto"),

@@ -153,6 +153,7 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
         invisibleMs: f.invisibleMs,
         bodyEncoding: f.bodyEncoding,
         ...(f.tags !== undefined ? { tags: f.tags } : {}),
+        ...(f.sql !== undefined ? { sql: f.sql } : {}),
       },
       f.credit,
     );

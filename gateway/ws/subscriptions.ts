@@ -26,6 +26,7 @@ export interface SubscriptionSpec {
   group: string;
   topic: string;
   tags?: string;
+  sql?: string;
   invisibleMs: number;
   bodyEncoding: BodyEncoding;
 }
@@ -128,6 +129,7 @@ export class Subscription {
           waitMs: Math.min(WS_POLL_MS, options.pullWaitMsMax),
           invisibleMs: this.spec.invisibleMs,
           ...(this.spec.tags !== undefined ? { tags: this.spec.tags } : {}),
+          ...(this.spec.sql !== undefined ? { sql: this.spec.sql } : {}),
         },
         this.spec.bodyEncoding,
         "ws",

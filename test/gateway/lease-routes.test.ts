@@ -86,6 +86,15 @@ describe("receive", () => {
     ]);
   });
 
+  test("an SQL92 filter reaches the cluster instead of tags; both at once is a 400", async () => {
+    const { app, cluster } = testApp();
+    cluster.leased = [];
+    const ok = await app.request(`${BASE}/receive`, json({ sql: "region = 'eu'" }));
+    const both = await app.request(`${BASE}/receive`, json({ sql: "a = 1", tags: "A" }));
+    expect([ok.status, both.status]).toEqual([200, 400]);
+    expect((cluster.calls[0]!.args[0] as { sql?: string }).sql).toBe("region = 'eu'");
+  });
+
   test("out-of-range input is a 400 listing each issue", async () => {
     const { app, cluster } = testApp({ options: { pullWaitMsMax: 1000 } });
     const r = await app.request(`${BASE}/receive`, json({ max: 33, waitMs: 1001, invisibleMs: 10 }));
