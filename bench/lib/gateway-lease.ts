@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import { createSimpleConsumer } from "../../src/client/index.ts";
+import { type PacedLoadResult, pacedLoad, postRequest } from "./http-load.ts";
 
 const WARMUP_MS = 300;
 
@@ -154,8 +155,9 @@ export async function wsPushRate(
 const now = () => performance.timeOrigin + performance.now();
 
 /**
- * Latency from an HTTP produce to its WS delivery: `ratePerSec` produces, open loop (sent on a
- * 10 ms tick whatever the answers), each body the time it was sent; the subscriber notes arrival.
+ * Latency from an HTTP produce to its WS delivery: `ratePerSec` produces, open loop (lib/http-load
+ * pacedLoad over 64 keep-alive connections), each body the time it was sent; the subscriber notes
+ * arrival. What the gateway answered per second is reported beside: a rate it cannot sustain shows.
  */
 export async function produceToWsLatency(
   gw: string,
@@ -166,52 +168,41 @@ export async function produceToWsLatency(
 ): Promise<{ p50: number; p99: number; delivered: number; sent: number; producedPerSec: number }> {
   const latencies: number[] = [];
   let measuring = false;
-  let producedPerSec = 0;
   const sub = await wsSubscriber(
     `${gw.replace("http", "ws")}/v1/ws`,
     { group, topic, invisibleMs: 60_000 },
     1024,
     (body) => {
-      if (measuring) latencies.push(now() - Number(body));
+      if (measuring) latencies.push(now() - Number(JSON.parse(body).t));
     },
   );
-  const url = `${gw}/v1/topics/${topic}/messages`;
-  let sent = 0;
-  let answered = 0;
-  const pending = new Set<Promise<unknown>>();
-  const tick = 10;
-  const perTick = Math.max(1, Math.round((ratePerSec * tick) / 1000));
-  const produce = () => {
-    for (let i = 0; i < perTick; i++) {
-      const p = fetch(url, json({ body: String(now()) }))
-        .then((r) => r.arrayBuffer())
-        .then(() => {
-          answered++;
-        });
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
-      sent++;
-    }
-  };
+  const port = Number(new URL(gw).port);
+  const path = `/v1/topics/${topic}/messages`;
+  const request = () =>
+    postRequest(
+      `127.0.0.1:${port}`,
+      path,
+      "application/json",
+      utf8.encode(JSON.stringify({ body: JSON.stringify({ t: now() }) })),
+    );
+  let result: PacedLoadResult;
+  let ms: number;
   try {
-    const warm = setInterval(produce, tick);
-    await Bun.sleep(WARMUP_MS * 2);
-    clearInterval(warm);
-    await Promise.allSettled([...pending]);
+    await pacedLoad(port, request, PACED_CONNECTIONS, ratePerSec, WARMUP_MS * 2, 201);
     measuring = true;
-    sent = 0;
-    answered = 0;
     const started = performance.now();
-    const timer = setInterval(produce, tick);
-    await Bun.sleep(durationMs);
-    clearInterval(timer);
-    await Promise.allSettled([...pending]);
-    producedPerSec = (answered * 1000) / (performance.now() - started);
+    result = await pacedLoad(port, request, PACED_CONNECTIONS, ratePerSec, durationMs, 201);
+    ms = performance.now() - started;
     await Bun.sleep(200); // the last deliveries
   } finally {
     sub.close();
   }
+  const producedPerSec = (result.answered * 1000) / ms;
   const sorted = latencies.sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99), delivered: sorted.length, sent, producedPerSec };
+  return { p50: at(0.5), p99: at(0.99), delivered: sorted.length, sent: result.sent, producedPerSec };
 }
+
+const utf8 = new TextEncoder();
+/** Keep-alive connections of the paced producer: what the 64-connection produce measure uses. */
+const PACED_CONNECTIONS = 64;
