@@ -7,14 +7,25 @@
  * Bun.connect in this process, pinned apart from the server (see lib/pin.ts). For scale, the same
  * messages sent by the native client over TCP (1 and 64 in flight) are printed too: what the broker
  * itself takes per message, which the trivial ceiling does not pay.
- * Run: bun bench/gateway.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3)
+ *
+ * Lease measures (POP underneath), one round each, on a backlog of BENCH_BACKLOG (200k) 1 KiB
+ * messages produced first: HTTP receive + ack (8 loops of receive 32 → one ack of 32) beside the
+ * native SimpleConsumer draining the same backlog in another group (8 loops of receive 32 → 32
+ * acks); WS push to one subscriber with credit 128 (acks and credit top-ups every 64) beside a
+ * Bun WS server pushing the same frames under the same protocol (lib/ws-ceiling.ts), target ≥ 0.5;
+ * and the latency of HTTP produce → WS delivery at 5k msgs/s (p50/p99).
+ * The server's CPU per message (Linux /proc) is printed for HTTP produce and native sends: it swings
+ * far less than rates on a shared machine, and their difference is what the HTTP path adds.
+ * Run: bun bench/gateway.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3, BENCH_BACKLOG=200000)
  */
 import pino from "pino";
 import { createProducer } from "../src/client/index.ts";
 import { spawnServer } from "./lib/child.ts";
+import { httpReceiveAck, popDrain, produceToWsLatency, wsPushRate } from "./lib/gateway-lease.ts";
 import { httpLoad, postRequest } from "./lib/http-load.ts";
 import { runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
+import { processCpuMs } from "./lib/proc-cpu.ts";
 import { printTable, type Row } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -22,6 +33,10 @@ const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const TOPIC = "BenchGateway";
 const body = new TextEncoder().encode(JSON.stringify({ body: "x".repeat(1024), tags: "bench" }));
+const backlog = Number(process.env.BENCH_BACKLOG ?? 200_000);
+const LEASE_TOPIC = "BenchGatewayLease";
+const LATENCY_TOPIC = "BenchGatewayLatency";
+const quiet = pino({ level: "warn" });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
@@ -30,6 +45,7 @@ const srv = await startServer({
   env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
 });
 const ceiling = await spawnServer(new URL("./lib/hono-ceiling.ts", import.meta.url).pathname);
+const wsCeiling = await spawnServer(new URL("./lib/ws-ceiling.ts", import.meta.url).pathname);
 try {
   const gwPort = Number(new URL(srv.gatewayUrl).port);
   for (;;) {
@@ -37,35 +53,36 @@ try {
     if (r?.ok) break;
     await Bun.sleep(20);
   }
-  const created = await fetch(`${srv.gatewayUrl}/v1/topics`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ topic: TOPIC, queues: 8 }),
-  });
-  if (created.status !== 201) throw new Error(`topic not created: ${created.status} ${await created.text()}`);
-  for (;;) {
-    const r = await fetch(`${srv.gatewayUrl}/v1/topics/${TOPIC}/route`);
-    if (r.ok) break;
-    await Bun.sleep(20);
-  }
+  for (const topic of [TOPIC, LEASE_TOPIC, LATENCY_TOPIC]) await createTopic(srv.gatewayUrl, topic);
   const pinning = pinApart(srv.pid);
   pinApart(ceiling.proc.pid);
+  pinApart(wsCeiling.proc.pid);
   const path = `/v1/topics/${TOPIC}/messages`;
   const gwRequest = postRequest(`127.0.0.1:${gwPort}`, path, "application/json", body);
   const ceilRequest = postRequest(`127.0.0.1:${ceiling.port}`, path, "application/json", body);
   const rows: Row[] = [];
+  /** Server CPU per message: what rates on a shared machine swing far more than. */
+  const cpuRows: Row[] = [];
   for (const connections of [1, 64]) {
     const gw: number[] = [];
     const ceil: number[] = [];
     const ratios: number[] = [];
+    const cpuPerRequest: number[] = [];
     for (let round = 0; round < rounds; round++) {
       const c = await httpLoad(ceiling.port, ceilRequest, connections, durationMs, 200);
+      const cpu0 = processCpuMs(srv.pid);
       const g = await httpLoad(gwPort, gwRequest, connections, durationMs, 201);
+      cpuPerRequest.push(((processCpuMs(srv.pid) - cpu0) * 1000) / g.total);
       if (g.unexpected > 0) throw new Error(`gateway answered ${g.unexpected} non-201: ${g.firstUnexpected}`);
       gw.push(g.rate);
       ceil.push(c.rate);
       ratios.push(g.rate / c.rate);
     }
+    cpuRows.push({
+      name: `server CPU per HTTP produce, ${connections} connection${connections > 1 ? "s" : ""}`,
+      value: median(cpuPerRequest),
+      unit: "µs/msg",
+    });
     rows.push({
       name: `HTTP produce 1 KiB, ${connections} connection${connections > 1 ? "s" : ""}`,
       value: median(gw),
@@ -78,24 +95,90 @@ try {
   const producer = await createProducer({
     namesrvAddr: srv.namesrvAddr,
     group: "BENCH_GW_NATIVE",
-    log: pino({ level: "warn" }),
+    log: quiet,
   });
   try {
     const msg = { topic: TOPIC, body: "x".repeat(1024), tags: "bench" };
     for (const inflight of [1, 64]) {
       await runSlice(() => producer.send(msg), inflight, Math.min(500, durationMs / 4));
+      const cpu0 = processCpuMs(srv.pid);
       const { calls, ms } = await runSlice(() => producer.send(msg), inflight, durationMs);
+      cpuRows.push({
+        name: `server CPU per native send over TCP, ${inflight} in flight`,
+        value: ((processCpuMs(srv.pid) - cpu0) * 1000) / calls,
+        unit: "µs/msg",
+      });
       rows.push({
         name: `reference: native client send over TCP, ${inflight} in flight`,
         value: (calls * 1000) / ms,
         unit: "msg/s",
       });
     }
+    // The lease backlog: three groups (HTTP, native POP, WS) each drain it from the start.
+    const leaseMsg = { topic: LEASE_TOPIC, body: "x".repeat(1024), tags: "bench" };
+    for (let n = 0; n < backlog; n += 64)
+      await Promise.all(Array.from({ length: 64 }, () => producer.send(leaseMsg)));
   } finally {
     await producer.shutdown();
   }
-  printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, rows);
+  const httpRate = await httpReceiveAck(srv.gatewayUrl, "BENCH_GW_HTTP", LEASE_TOPIC, 8, durationMs);
+  const popRate = await popDrain(srv.namesrvAddr, "BENCH_GW_POP", LEASE_TOPIC, 8, durationMs, quiet);
+  rows.push({
+    name: "HTTP receive+ack 1 KiB from a backlog, 8 loops",
+    value: httpRate,
+    ceiling: popRate,
+    unit: "msg/s (ceiling: native POP drain)",
+  });
+  const wsUrl = `${srv.gatewayUrl.replace("http", "ws")}/v1/ws`;
+  const ceilingUrl = `ws://127.0.0.1:${wsCeiling.port}/`;
+  const subscribe = (round: number) => ({
+    group: `BENCH_GW_WS${round}`,
+    topic: LEASE_TOPIC,
+    invisibleMs: 60_000,
+  });
+  const wsRatios: number[] = [];
+  const wsRates: number[] = [];
+  const wsCeilings: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const c = await wsPushRate(ceilingUrl, subscribe(round), 128, durationMs);
+    const g = await wsPushRate(wsUrl, subscribe(round), 128, durationMs);
+    wsRates.push(g);
+    wsCeilings.push(c);
+    wsRatios.push(g / c);
+  }
+  rows.push({
+    name: "WS push 1 KiB, 1 subscriber, credit 128",
+    value: median(wsRates),
+    ceiling: median(wsCeilings),
+    ratio: median(wsRatios),
+    target: 0.5,
+    unit: "msg/s",
+  });
+  const lat = await produceToWsLatency(srv.gatewayUrl, "BENCH_GW_LAT", LATENCY_TOPIC, 5000, durationMs);
+  rows.push({
+    name: "HTTP produce → WS delivery at 5k/s: produced",
+    value: lat.producedPerSec,
+    unit: `msg/s answered (${lat.delivered} of ${lat.sent} delivered)`,
+  });
+  rows.push({ name: "HTTP produce → WS delivery at 5k/s, p50", value: lat.p50, unit: "ms" });
+  rows.push({ name: "HTTP produce → WS delivery at 5k/s, p99", value: lat.p99, unit: "ms" });
+  printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, [...rows, ...cpuRows]);
 } finally {
+  await wsCeiling.stop();
   await ceiling.stop();
   await srv.stop();
+}
+
+async function createTopic(gw: string, topic: string): Promise<void> {
+  const created = await fetch(`${gw}/v1/topics`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ topic, queues: 8 }),
+  });
+  if (created.status !== 201) throw new Error(`topic not created: ${created.status} ${await created.text()}`);
+  for (;;) {
+    const r = await fetch(`${gw}/v1/topics/${topic}/route`);
+    if (r.ok) break;
+    await Bun.sleep(20);
+  }
 }

@@ -21,11 +21,17 @@ const wsRoute = createRoute({
   method: "get",
   path: WS_PATH,
   tags: ["websocket"],
-  summary: "WebSocket: publish frames with per-frame acks",
+  summary: "WebSocket: publish with per-frame acks; subscriptions pushing leased messages",
   description:
-    'Upgrade to a WebSocket. Send {"type":"publish","id":1,"topic":"orders","message":{MessageInput}}; receive ' +
+    'Upgrade to a WebSocket. Publish: send {"type":"publish","id":1,"topic":"orders","message":{MessageInput}}; receive ' +
     '{"type":"ack","id":1,"result":{SendResult}} or {"type":"error","id":1,"problem":{Problem}}. ' +
-    "Browsers pass the API key as ?access_token=.",
+    'Consume: {"type":"subscribe","id":2,"group":"billing","topic":"orders","tags":"*","credit":32,"invisibleMs":60000} ' +
+    'answers {"type":"subscribed","id":2,"subscription":"s1","credit":32}; then {"type":"message","subscription":"s1",' +
+    '"message":{LeasedMessage}} frames arrive while credit lasts (one credit per message). Top up with ' +
+    '{"type":"credit","subscription":"s1","credit":16}; settle with {"type":"ack"|"nack"|"extend","id":3,' +
+    '"receiptHandles":[...],"delayMs":0,"invisibleMs":60000}, answered {"type":"result","id":3,"op":"ack","results":[...]}; ' +
+    'stop with {"type":"unsubscribe","subscription":"s1"}. Un-acked messages of a closed socket come back after ' +
+    "their invisible time. Browsers pass the API key as ?access_token=.",
   request: { query: z.object({ access_token: z.string().optional() }) },
   responses: {
     101: { description: "switching protocols" },
@@ -46,7 +52,7 @@ export function createGateway(deps: GatewayDeps): GatewayApp {
   registerReplay(app, deps);
   registerLookup(app, deps);
   registerAdmin(app, deps);
-  registerLease(app);
+  registerLease(app, deps);
   registerOps(app, deps);
 
   app.openapi(wsRoute, (c) => {

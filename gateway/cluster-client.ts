@@ -15,9 +15,20 @@ import {
 } from "../src/client/index.ts";
 import type { MessageQueue } from "../src/client/message-queue.ts";
 import { offsetAtTime, readAtOffset } from "../src/client/offset-reader.ts";
+import { PopApi } from "../src/client/pop-api.ts";
+import { PopBrokers } from "../src/client/pop-brokers.ts";
+import { ExpressionType } from "../src/protocol/body/subscription.ts";
 import type { Connector } from "../src/remoting/index.ts";
 import { ResponseCode } from "../src/remoting/index.ts";
-import type { Cluster, OutgoingMessage, QueueRef, ReadRequest, SendOutcome, SendTarget } from "./cluster.ts";
+import type {
+  Cluster,
+  LeaseRequest,
+  OutgoingMessage,
+  QueueRef,
+  ReadRequest,
+  SendOutcome,
+  SendTarget,
+} from "./cluster.ts";
 import { problems } from "./errors.ts";
 
 export interface ClientClusterOptions {
@@ -51,12 +62,42 @@ export async function createClientCluster(o: ClientClusterOptions): Promise<Clus
 }
 
 class ClientCluster implements Cluster {
+  private readonly pop: PopApi;
+  private readonly popBrokers: PopBrokers;
+
   constructor(
     private readonly client: ClientInstance,
     private readonly producer: Producer,
     private readonly admin: Admin,
     private readonly o: ClientClusterOptions,
-  ) {}
+  ) {
+    this.pop = new PopApi(client);
+    this.popBrokers = new PopBrokers(client);
+  }
+
+  async receive(r: LeaseRequest) {
+    const result = await this.pop.pop({
+      group: r.group,
+      topic: r.topic,
+      brokerName: await this.popBrokers.next(r.topic),
+      maxMessages: r.maxMessages,
+      invisibleMs: r.invisibleMs,
+      awaitMs: r.waitMs,
+      ...(r.sql !== undefined
+        ? { expression: r.sql, expressionType: ExpressionType.SQL92 }
+        : { expression: r.tags === undefined || r.tags.trim() === "" ? "*" : r.tags }),
+      ...(r.ordered ? { order: true } : {}),
+    });
+    return result.messages.map((message) => ({ message, brokerHandle: message.receiptHandle }));
+  }
+
+  ack(group: string, topic: string, brokerHandles: readonly string[]) {
+    return this.pop.ackMany(group, topic, brokerHandles);
+  }
+
+  changeInvisible(group: string, topic: string, brokerHandle: string, invisibleMs: number) {
+    return this.pop.changeInvisible(group, topic, brokerHandle, invisibleMs);
+  }
 
   async send(topic: string, msg: OutgoingMessage, target: SendTarget): Promise<SendOutcome> {
     const r = await this.producer.send(

@@ -1,8 +1,8 @@
 /**
  * What the gateway's routes need from a RocketMQ cluster, as one interface. `cluster-client.ts`
  * implements it over the native client (in process under `start`, TCP otherwise); tests inject
- * their own (a busy broker, a failing lookup). Lease-based consume (POP) joins here as
- * `receive`/`ack`/`nack`/`extend` when the broker grows POP.
+ * their own (a busy broker, a failing lookup). Lease-based consume is POP underneath: `receive`,
+ * `ack` and `changeInvisible` take and give the broker's receipt handles (spec pop-timer-filter §A.6).
  */
 import type { QueueLag } from "../src/client/admin-reads.ts";
 import type { MessageExt } from "../src/client/message.ts";
@@ -69,7 +69,37 @@ export interface CreateTopicRequest {
   order: boolean;
 }
 
+export interface LeaseRequest {
+  group: string;
+  topic: string;
+  maxMessages: number;
+  /** Long-poll budget; 0 answers at once. */
+  waitMs: number;
+  invisibleMs: number;
+  /** Tag expression; absent or "*" for every message. */
+  tags?: string;
+  /** SQL92 over message properties instead of tags (spec pop-timer-filter Part C). */
+  sql?: string;
+  /** Ordered POP: a queue's next messages wait until these are acked or expire. */
+  ordered?: boolean;
+}
+
+/** A message under lease, with the broker's receipt handle. */
+export interface LeasedMessage {
+  message: MessageExt;
+  brokerHandle: string;
+}
+
 export interface Cluster {
+  /** POP_MESSAGE from one broker of the topic (in turn); [] when none came within waitMs. */
+  receive(r: LeaseRequest): Promise<LeasedMessage[]>;
+  /**
+   * Acks handles of one group and topic (ACK_MESSAGE for one, BATCH_ACK_MESSAGE per broker for
+   * several); a stale handle acks nothing and is not an error (the broker answers success).
+   */
+  ack(group: string, topic: string, brokerHandles: readonly string[]): Promise<void>;
+  /** CHANGE_MESSAGE_INVISIBLETIME: visible again `invisibleMs` from now; returns the new handle. */
+  changeInvisible(group: string, topic: string, brokerHandle: string, invisibleMs: number): Promise<string>;
   send(topic: string, msg: OutgoingMessage, target: SendTarget): Promise<SendOutcome>;
   read(r: ReadRequest): Promise<ReadPage>;
   /** The first offset at or after `timestamp` in each queue (or in one). */

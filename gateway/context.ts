@@ -1,6 +1,6 @@
 /**
  * What every route and socket handler receives: the cluster, the resolved options, the API keys,
- * metrics and logger (style habit 13: passed in, never global), and the Hono env typing them.
+ * the receipt-handle signer, metrics and logger (style habit 13: passed in, never global), and the Hono env typing them.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Server } from "bun";
@@ -9,6 +9,7 @@ import type { GatewayConfig } from "../src/config/gateway-config.ts";
 import type { ApiKey, ApiKeys } from "./auth.ts";
 import type { Cluster } from "./cluster.ts";
 import type { GatewayMetrics } from "./metrics.ts";
+import type { HandleSigner } from "./receipt-handle.ts";
 
 export interface GatewayOptions {
   requestBytesMax: number;
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   corsOrigins: null | "*" | readonly string[];
   wsInflightMax: number;
   wsBufferedBytesMax: number;
+  wsSubscriptionsMax: number;
+  wsCreditMax: number;
 }
 
 export function optionsFromConfig(c: GatewayConfig): GatewayOptions {
@@ -35,6 +38,8 @@ export function optionsFromConfig(c: GatewayConfig): GatewayOptions {
     corsOrigins: origins === "" ? null : origins === "*" ? "*" : origins.split(",").map((o) => o.trim()),
     wsInflightMax: c.gatewayWsInflightMax,
     wsBufferedBytesMax: c.gatewayWsBufferedBytesMax,
+    wsSubscriptionsMax: c.gatewayWsSubscriptionsMax,
+    wsCreditMax: c.gatewayWsCreditMax,
   };
 }
 
@@ -45,6 +50,8 @@ export interface GatewayDeps {
   apiKeys: ApiKeys | null;
   metrics: GatewayMetrics;
   log: Logger;
+  /** Signs and verifies the receipt handles of leases. */
+  handles: HandleSigner;
 }
 
 export type GatewayEnv = {

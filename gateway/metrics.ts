@@ -13,6 +13,11 @@ export class GatewayMetrics {
   readonly messagesOut: Counter<"transport">;
   readonly wsSockets: Gauge;
   readonly wsFrames: Counter<"type">;
+  /** Lease operations (receive, ack, nack, extend; verify: handles refused) by outcome: ok, error, expired, refused. */
+  readonly leaseOps: Counter<"op" | "outcome">;
+  readonly wsSubscriptions: Gauge;
+  /** Times a subscription stopped pushing because its socket had too much queued. */
+  readonly wsBackpressurePauses: Counter;
   /** Labelled children by "method route status": prom-client hashes labels on every inc otherwise. */
   private readonly requestChildren = new Map<
     string,
@@ -55,6 +60,22 @@ export class GatewayMetrics {
       name: "rocketbun_gateway_ws_frames_total",
       help: "WebSocket frames received, by type (unknown for frames that did not parse)",
       labelNames: ["type"],
+      registers,
+    });
+    this.leaseOps = new Counter({
+      name: "rocketbun_gateway_lease_operations_total",
+      help: "lease operations (receive, ack, nack, extend; verify for handles refused) by outcome (ok, error, expired, refused)",
+      labelNames: ["op", "outcome"],
+      registers,
+    });
+    this.wsSubscriptions = new Gauge({
+      name: "rocketbun_gateway_ws_subscriptions",
+      help: "WebSocket subscriptions open",
+      registers,
+    });
+    this.wsBackpressurePauses = new Counter({
+      name: "rocketbun_gateway_ws_backpressure_pauses_total",
+      help: "times a WebSocket subscription paused because its socket had too many bytes queued",
       registers,
     });
   }

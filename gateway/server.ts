@@ -12,6 +12,7 @@ import type { Cluster } from "./cluster.ts";
 import { createClientCluster } from "./cluster-client.ts";
 import { type GatewayDeps, optionsFromConfig } from "./context.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import { HandleSigner } from "./receipt-handle.ts";
 import { createWsHandler, type WsData } from "./ws/socket.ts";
 
 export interface RunningGateway {
@@ -52,7 +53,13 @@ export async function startGateway(config: GatewayConfig, o: StartGatewayOptions
       messageBytesMax: config.gatewayMessageBytesMax,
       log: log.child({ part: "client" }),
     }));
-  const deps: GatewayDeps = { cluster, options, apiKeys, metrics: new GatewayMetrics(), log };
+  if (config.gatewayHandleSecret === "")
+    log.warn(
+      "gatewayHandleSecret is not set: receipt handles are signed with a random key of this process, so they stop " +
+        "working when it restarts and other gateway instances refuse them. Set the same gatewayHandleSecret on every gateway",
+    );
+  const handles = new HandleSigner(config.gatewayHandleSecret);
+  const deps: GatewayDeps = { cluster, options, apiKeys, metrics: new GatewayMetrics(), log, handles };
   const app = createGateway(deps);
   let server: ReturnType<typeof Bun.serve<WsData>>;
   try {

@@ -13,6 +13,8 @@ export interface HttpLoadResult {
   unexpected: number;
   /** The first unexpected status line, for the report. */
   firstUnexpected?: string;
+  /** Responses received in all, warm-up included (for CPU per request over the whole run). */
+  total: number;
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -64,6 +66,7 @@ export async function httpLoad(
 ): Promise<HttpLoadResult> {
   let counting = false;
   let done = 0;
+  let total = 0;
   let unexpected = 0;
   let firstUnexpected: string | undefined;
   let stopAt = Number.POSITIVE_INFINITY;
@@ -93,6 +96,7 @@ export async function httpLoad(
       },
     });
     conn.onResponse = (status, line) => {
+      total++;
       if (counting) {
         done++;
         if (status !== expectStatus) {
@@ -117,5 +121,92 @@ export async function httpLoad(
   await finishedAll;
   const ms = performance.now() - started;
   for (const s of sockets) s.end();
-  return { rate: (done * 1000) / ms, unexpected, ...(firstUnexpected ? { firstUnexpected } : {}) };
+  return { rate: (done * 1000) / ms, unexpected, total, ...(firstUnexpected ? { firstUnexpected } : {}) };
+}
+
+export interface PacedLoadResult {
+  /** Requests sent and answered while pacing. */
+  sent: number;
+  answered: number;
+  unexpected: number;
+}
+
+/**
+ * Open-loop load at `ratePerSec`: a 5 ms tick releases the tokens earned since the last, and each sends one request
+ * (built by `request` at that moment) on an idle keep-alive connection. Tokens that find no idle
+ * connection wait, up to `connections` of them; beyond that the rate is not being served and they
+ * are dropped (sent < rate × duration shows it).
+ */
+export async function pacedLoad(
+  port: number,
+  request: () => Uint8Array,
+  connections: number,
+  ratePerSec: number,
+  durationMs: number,
+  expectStatus: number,
+): Promise<PacedLoadResult> {
+  let sent = 0;
+  let answered = 0;
+  let unexpected = 0;
+  let tokens = 0;
+  let pacing = true;
+  const idle: Socket<Conn>[] = [];
+  const sockets: Socket<Conn>[] = [];
+  let outstanding = 0;
+  let settled: () => void = () => {};
+  const send = (s: Socket<Conn>) => {
+    sent++;
+    outstanding++;
+    writeAll(s, request());
+  };
+  for (let i = 0; i < connections; i++) {
+    const conn: Conn = { buf: Buffer.alloc(0), onResponse: () => {}, pending: null };
+    const socket = await Bun.connect<Conn>({
+      hostname: "127.0.0.1",
+      port,
+      data: conn,
+      socket: {
+        data(s, chunk) {
+          s.data.buf = s.data.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([s.data.buf, chunk]);
+          drain(s.data);
+        },
+        drain(s) {
+          if (s.data.pending) writeAll(s, s.data.pending);
+        },
+        error(_s, err) {
+          throw err;
+        },
+      },
+    });
+    conn.onResponse = (status) => {
+      answered++;
+      outstanding--;
+      if (status !== expectStatus) unexpected++;
+      if (pacing && tokens >= 1) {
+        tokens--;
+        send(socket);
+      } else idle.push(socket);
+      if (!pacing && outstanding === 0) settled();
+    };
+    sockets.push(socket);
+    idle.push(socket);
+  }
+  const tickMs = 5;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    // By the time elapsed, not per tick: a loaded event loop fires ticks late.
+    const at = performance.now();
+    tokens = Math.min(tokens + (ratePerSec * (at - last)) / 1000, connections);
+    last = at;
+    while (tokens >= 1 && idle.length > 0) {
+      tokens--;
+      send(idle.pop()!);
+    }
+  }, tickMs);
+  await Bun.sleep(durationMs);
+  clearInterval(timer);
+  pacing = false;
+  if (outstanding > 0) await new Promise<void>((r) => (settled = r));
+  for (const s of sockets) s.end();
+  return { sent, answered, unexpected };
 }

@@ -1,11 +1,15 @@
 /**
  * WebSocket frames: JSON text, one object per frame. Client → gateway: `publish` (acked one by one),
- * `ping`; `subscribe`, `credit`, `ack`, `nack`, `extend` are reserved for lease-based consume (POP)
- * and answered with an error frame naming the missing capability. Gateway → client: `hello`,
- * `ack`, `error`, `pong`. Every client frame may carry an `id`, echoed in the answer.
+ * `ping`, and lease-based consume: `subscribe` (group, topic, tags, credit), `credit` top-ups,
+ * `unsubscribe`, and `ack` / `nack` / `extend` of receipt handles. Gateway → client: `hello`, `ack`
+ * (of a publish), `subscribed`, `credited`, `unsubscribed`, `message` (pushed while credit lasts),
+ * `result` (of ack / nack / extend, one per handle), `error`, `pong`. Every client frame may carry
+ * an `id`, echoed in its answer.
  */
 import { z } from "@hono/zod-openapi";
-import { MessageInput, TopicName } from "../schemas.ts";
+import type { LeasedOutput, SettleResult } from "../leases.ts";
+import { HANDLE_CHARS_MAX } from "../receipt-handle.ts";
+import { GroupName, MessageInput, TopicName } from "../schemas.ts";
 
 export const FrameId = z.union([z.string().max(128), z.number().int()]);
 
@@ -18,8 +22,55 @@ export const PublishFrame = z.object({
 
 export const PingFrame = z.object({ type: z.literal("ping"), id: FrameId.optional() });
 
-/** Frame types that arrive with lease-based consume. */
+/** Frame types of lease-based consume. */
 export const LEASE_FRAME_TYPES = new Set(["subscribe", "unsubscribe", "credit", "ack", "nack", "extend"]);
+
+const SubscriptionId = z.string().min(1).max(64);
+const INVISIBLE_MS_MAX = 12 * 3600 * 1000;
+
+export const subscribeFrame = (creditMax: number) =>
+  z.object({
+    type: z.literal("subscribe"),
+    id: FrameId.optional(),
+    group: GroupName,
+    topic: TopicName,
+    tags: z.string().max(4096).optional(),
+    sql: z.string().max(4096).optional(),
+    credit: z.number().int().min(0).max(creditMax),
+    invisibleMs: z.number().int().min(1000).max(INVISIBLE_MS_MAX).default(60_000),
+    bodyEncoding: z.enum(["auto", "text", "base64"]).default("auto"),
+  });
+
+export const creditFrame = (creditMax: number) =>
+  z.object({
+    type: z.literal("credit"),
+    id: FrameId.optional(),
+    subscription: SubscriptionId,
+    credit: z.number().int().min(1).max(creditMax),
+  });
+
+export const UnsubscribeFrame = z.object({
+  type: z.literal("unsubscribe"),
+  id: FrameId.optional(),
+  subscription: SubscriptionId,
+});
+
+const Handles = z.array(z.string().min(1).max(HANDLE_CHARS_MAX)).min(1).max(64);
+
+/** `receiptHandle` for one, `receiptHandles` for several. */
+export const SettleFrame = z
+  .object({
+    type: z.enum(["ack", "nack", "extend"]),
+    id: FrameId.optional(),
+    receiptHandle: z.string().min(1).max(HANDLE_CHARS_MAX).optional(),
+    receiptHandles: Handles.optional(),
+    delayMs: z.number().int().min(0).max(INVISIBLE_MS_MAX).default(0),
+    invisibleMs: z.number().int().min(1000).max(INVISIBLE_MS_MAX).default(60_000),
+  })
+  .refine((f) => (f.receiptHandle === undefined) !== (f.receiptHandles === undefined), {
+    message: "give receiptHandle or receiptHandles",
+    path: ["receiptHandles"],
+  });
 
 /** Just enough of any frame to answer it: its type and id. */
 export const FrameHead = z.object({ type: z.string().max(64), id: FrameId.optional() });
@@ -28,7 +79,14 @@ export type FrameIdValue = z.infer<typeof FrameId>;
 
 /** What the gateway sends. */
 export type ServerFrame =
-  | { type: "hello"; inflightMax: number; frameBytesMax: number; requestId: string }
+  | {
+      type: "hello";
+      inflightMax: number;
+      frameBytesMax: number;
+      requestId: string;
+      subscriptionsMax: number;
+      creditMax: number;
+    }
   | {
       type: "ack";
       id: FrameIdValue;
@@ -41,5 +99,10 @@ export type ServerFrame =
         status: string;
       };
     }
-  | { type: "error"; id?: FrameIdValue; problem: Record<string, unknown> }
-  | { type: "pong"; id?: FrameIdValue };
+  | { type: "error"; id?: FrameIdValue; subscription?: string; problem: Record<string, unknown> }
+  | { type: "pong"; id?: FrameIdValue }
+  | { type: "subscribed"; id?: FrameIdValue; subscription: string; credit: number }
+  | { type: "credited"; id?: FrameIdValue; subscription: string; credit: number }
+  | { type: "unsubscribed"; id?: FrameIdValue; subscription: string }
+  | { type: "message"; subscription: string; message: LeasedOutput }
+  | { type: "result"; id?: FrameIdValue; op: "ack" | "nack" | "extend"; results: SettleResult[] };

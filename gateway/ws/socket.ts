@@ -1,18 +1,22 @@
 /**
- * The `/v1/ws` socket: publish frames acked one by one, errors as frames (a bad frame never closes
- * the socket nor crashes the gateway). Memory per socket is bounded three ways: a frame is at most
+ * The `/v1/ws` socket: publish frames acked one by one, subscriptions pushing leased messages while
+ * they have credit, ack / nack / extend by receipt handle, errors as frames (a bad frame never closes
+ * the socket nor crashes the gateway). Memory per socket is bounded: a frame is at most
  * requestBytesMax (Bun closes 1009 beyond), at most wsInflightMax publishes await the broker (more
- * are refused per frame with a 429 problem), and a socket that does not read its answers is closed
- * once wsBufferedBytesMax are queued towards it (Bun's closeOnBackpressureLimit).
+ * are refused per frame with a 429 problem), at most wsSubscriptionsMax subscriptions of at most
+ * wsCreditMax credit each, subscriptions pause while half of wsBufferedBytesMax is queued, and a
+ * socket that does not read its answers is closed once wsBufferedBytesMax are queued towards it
+ * (Bun's closeOnBackpressureLimit).
  */
 import type { ServerWebSocket, WebSocketHandler } from "bun";
 import { type ApiKey, authorize } from "../auth.ts";
 import type { GatewayDeps } from "../context.ts";
 import { GatewayProblem, problemBody, toProblem } from "../errors.ts";
+import { Leases } from "../leases.ts";
 import { decodeInput } from "../message-codec.ts";
-import { LEASE_CAPABILITY } from "../routes/lease.ts";
 import { validationProblem } from "../validation.ts";
 import {
+  creditFrame,
   FrameHead,
   FrameId,
   type FrameIdValue,
@@ -20,19 +24,30 @@ import {
   PingFrame,
   PublishFrame,
   type ServerFrame,
+  SettleFrame,
+  subscribeFrame,
+  UnsubscribeFrame,
 } from "./frames.ts";
+import { SocketSubscriptions } from "./subscriptions.ts";
 
 export interface WsData {
   apiKey: ApiKey | null;
   requestId: string;
   inflight: number;
   closed: boolean;
+  /** Created when the socket opens. */
+  subscriptions?: SocketSubscriptions;
+  /** Subscriptions waiting for the socket's queue to drain. */
+  drainWaiters?: (() => void)[];
 }
 
 export const WS_PATH = "/v1/ws";
 
 export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
   const { options, metrics, log, cluster } = deps;
+  const leases = new Leases(deps);
+  const SubscribeFrame = subscribeFrame(options.wsCreditMax);
+  const CreditFrame = creditFrame(options.wsCreditMax);
 
   const send = (ws: ServerWebSocket<WsData>, frame: ServerFrame) => {
     if (!ws.data.closed) ws.send(JSON.stringify(frame));
@@ -114,15 +129,74 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
       );
       return;
     }
-    if (LEASE_FRAME_TYPES.has(type))
+    if (type === "subscribe") return subscribe(ws, frame);
+    if (type === "credit") return credit(ws, frame);
+    if (type === "unsubscribe") return unsubscribe(ws, frame);
+    if (type === "ack" || type === "nack" || type === "extend") {
+      settle(ws, frame).catch((err: unknown) => fail(ws, id, err));
+      return;
+    }
+    throw badFrame(
+      `unknown frame type ${JSON.stringify(type)}; known: publish, ping, subscribe, credit, unsubscribe, ack, nack, extend`,
+    );
+  }
+
+  function subscribe(ws: ServerWebSocket<WsData>, frame: unknown) {
+    const parsed = SubscribeFrame.safeParse(frame);
+    if (!parsed.success) throw validationProblem(parsed.error, "frame");
+    const f = parsed.data;
+    authorize(ws.data.apiKey, "consume", f.topic);
+    const sub = ws.data.subscriptions?.add(
+      {
+        group: f.group,
+        topic: f.topic,
+        invisibleMs: f.invisibleMs,
+        bodyEncoding: f.bodyEncoding,
+        ...(f.tags !== undefined ? { tags: f.tags } : {}),
+        ...(f.sql !== undefined ? { sql: f.sql } : {}),
+      },
+      f.credit,
+    );
+    if (!sub)
       throw new GatewayProblem({
-        status: 501,
-        slug: "not-implemented",
-        title: "Not implemented yet",
-        detail: `${type} frames arrive with lease-based consumption, which is not built yet`,
-        extra: { missingCapability: LEASE_CAPABILITY },
+        status: 429,
+        slug: "too-many-subscriptions",
+        title: "Too many subscriptions",
+        detail: `at most ${options.wsSubscriptionsMax} subscriptions per socket; unsubscribe one first`,
       });
-    throw badFrame(`unknown frame type ${JSON.stringify(type)}; known: publish, ping`);
+    send(ws, withId({ type: "subscribed", subscription: sub.id, credit: sub.credit }, f.id));
+  }
+
+  function credit(ws: ServerWebSocket<WsData>, frame: unknown) {
+    const parsed = CreditFrame.safeParse(frame);
+    if (!parsed.success) throw validationProblem(parsed.error, "frame");
+    const sub = ws.data.subscriptions?.get(parsed.data.subscription);
+    if (!sub) throw noSubscription(parsed.data.subscription);
+    const total = sub.addCredit(parsed.data.credit);
+    send(ws, withId({ type: "credited", subscription: sub.id, credit: total }, parsed.data.id));
+  }
+
+  function unsubscribe(ws: ServerWebSocket<WsData>, frame: unknown) {
+    const parsed = UnsubscribeFrame.safeParse(frame);
+    if (!parsed.success) throw validationProblem(parsed.error, "frame");
+    if (!ws.data.subscriptions?.remove(parsed.data.subscription))
+      throw noSubscription(parsed.data.subscription);
+    send(ws, withId({ type: "unsubscribed", subscription: parsed.data.subscription }, parsed.data.id));
+  }
+
+  /** ack / nack / extend: handles verified (a bad one refuses the frame), one result per handle. */
+  async function settle(ws: ServerWebSocket<WsData>, frame: unknown) {
+    const parsed = SettleFrame.safeParse(frame);
+    if (!parsed.success) throw validationProblem(parsed.error, "frame");
+    const f = parsed.data;
+    const handles = leases.verifyAll(f.receiptHandles ?? [f.receiptHandle!]);
+    for (const h of handles) authorize(ws.data.apiKey, "consume", h.topic);
+    const ms = f.type === "extend" ? f.invisibleMs : f.type === "nack" ? f.delayMs : 0;
+    const results = await leases.settle(f.type, handles, ms, {
+      instance: WS_PATH,
+      requestId: ws.data.requestId,
+    });
+    send(ws, withId({ type: "result", op: f.type, results }, f.id));
   }
 
   return {
@@ -133,12 +207,32 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
     idleTimeout: 120,
     open(ws) {
       metrics.wsSockets.inc();
+      const drainWaiters: (() => void)[] = [];
+      ws.data.drainWaiters = drainWaiters;
+      ws.data.subscriptions = new SocketSubscriptions(
+        {
+          ws,
+          send: (frame) => send(ws, frame),
+          drained: () => new Promise<void>((resolve) => drainWaiters.push(resolve)),
+          get closed() {
+            return ws.data.closed;
+          },
+          requestId: ws.data.requestId,
+        },
+        leases,
+        deps,
+      );
       send(ws, {
         type: "hello",
         inflightMax: options.wsInflightMax,
         frameBytesMax: options.requestBytesMax,
         requestId: ws.data.requestId,
+        subscriptionsMax: options.wsSubscriptionsMax,
+        creditMax: options.wsCreditMax,
       });
+    },
+    drain(ws) {
+      for (const resolve of ws.data.drainWaiters?.splice(0) ?? []) resolve();
     },
     message(ws, raw) {
       let id: FrameIdValue | undefined;
@@ -151,9 +245,25 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
     },
     close(ws) {
       ws.data.closed = true;
+      ws.data.subscriptions?.closeAll();
+      for (const resolve of ws.data.drainWaiters?.splice(0) ?? []) resolve();
       metrics.wsSockets.dec();
     },
   };
+}
+
+/** A frame with the client's id, when the client gave one. */
+function withId<F extends ServerFrame>(frame: F, id: FrameIdValue | undefined): F {
+  return id === undefined ? frame : { ...frame, id };
+}
+
+function noSubscription(id: string): GatewayProblem {
+  return new GatewayProblem({
+    status: 404,
+    slug: "no-subscription",
+    title: "No such subscription",
+    detail: `this socket has no subscription ${JSON.stringify(id)}`,
+  });
 }
 
 function badFrame(detail: string): GatewayProblem {

@@ -1,5 +1,5 @@
 /**
- * The native RocketMQ client: producer, push consumer, lite pull consumer and admin, over one
+ * The native RocketMQ client: producer, push consumer, lite pull consumer, simple (POP) consumer and admin, over one
  * ClientInstance per configuration (spec broker §1, §7-§9; remoting §7).
  */
 
@@ -51,3 +51,10 @@ export {
 export type { QueueSelector } from "./queue-selector.ts";
 export type { ConsumeFromWhere, MessageModel } from "./rebalance.ts";
 export type { SendResult, SendStatus } from "./send-request.ts";
+export {
+  createSimpleConsumer,
+  type FilterExpression,
+  SimpleConsumer,
+  type SimpleConsumerOptions,
+  type SimpleMessage,
+} from "./simple-consumer.ts";

@@ -54,6 +54,12 @@ export const gatewayConfig = defineSection("gatewayConfig", {
     secret: true,
     doc: "secret key paired with gatewayAccessKey",
   },
+  gatewayHandleSecret: {
+    type: "string",
+    default: "",
+    secret: true,
+    doc: "HMAC key signing the receipt handles of HTTP/WS leases; gateways sharing it ack each other's handles. Empty: a random key per process (handles die with it)",
+  },
   gatewayApiKeysFile: {
     type: "string",
     default: "",
@@ -123,6 +129,20 @@ export const gatewayConfig = defineSection("gatewayConfig", {
     default: 1024 * 1024,
     min: 1024,
     doc: "bytes queued towards one slow WebSocket before it is closed",
+  },
+  gatewayWsSubscriptionsMax: {
+    type: "int",
+    default: 16,
+    min: 1,
+    max: 1024,
+    doc: "subscriptions one WebSocket may hold",
+  },
+  gatewayWsCreditMax: {
+    type: "int",
+    default: 1024,
+    min: 1,
+    max: 65_536,
+    doc: "largest credit (messages pushed before the client tops it up) of one subscription",
   },
 });
 

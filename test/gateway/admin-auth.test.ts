@@ -138,21 +138,6 @@ describe("operations", () => {
   });
 });
 
-describe("lease routes (need POP)", () => {
-  for (const verb of ["receive", "ack", "nack", "extend"]) {
-    test(`${verb} answers 501 naming the missing capability`, async () => {
-      const { app } = testApp();
-      const body = verb === "receive" ? {} : { receiptHandles: ["h"], invisibleMs: 5000 };
-      const r = await app.request(`/v1/groups/billing/topics/orders/${verb}`, json(body));
-      const p = (await r.json()) as { missingCapability: string };
-      expect([r.status, p.missingCapability.startsWith("POP consumption: POP_MESSAGE (200050)")]).toEqual([
-        501,
-        true,
-      ]);
-    });
-  }
-});
-
 describe("broker answers become HTTP statuses through one table", () => {
   const cases: [string, number, number, string | null][] = [
     ["SYSTEM_BUSY", ResponseCode.SYSTEM_BUSY, 429, "3"],

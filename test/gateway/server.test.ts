@@ -5,7 +5,6 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -15,6 +14,7 @@ import { gatewayConfig } from "../../src/config/gateway-config.ts";
 import { defaultsOf } from "../../src/config/schema.ts";
 import { waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
+import { maskedTextFrame, rawWebSocket } from "./raw-ws.ts";
 import { FakeCluster } from "./support.ts";
 
 const running: RunningGateway[] = [];
@@ -25,7 +25,13 @@ afterEach(async () => {
 });
 
 async function serve(over: Record<string, number | string> = {}, cluster = new FakeCluster()) {
-  const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: "127.0.0.1", ...over };
+  const config = {
+    ...defaultsOf(gatewayConfig),
+    gatewayPort: 0,
+    gatewayBindAddress: "127.0.0.1",
+    gatewayHandleSecret: "server-test",
+    ...over,
+  };
   const g = await startGateway(config, { log: silent, cluster });
   running.push(g);
   return { g, cluster };
@@ -108,7 +114,7 @@ test("WS: bad frames get error frames (with the id when there is one) and the so
   c.send({ id: 5 });
   c.send({ type: "publish", id: 6, topic: "bad topic", message: { body: "x" } });
   c.send({ type: "publish", id: 7, topic: "orders", message: { body: "@@", bodyEncoding: "base64" } });
-  c.send({ type: "subscribe", id: 8, topic: "orders", group: "g" });
+  c.send({ type: "subscribe", id: 8, topic: "orders", group: "g" }); // no credit
   c.send({ type: "dance", id: 9 });
   c.ws.send(new Uint8Array([1, 2, 3]));
   c.send({ type: "ping", id: 10 });
@@ -118,7 +124,7 @@ test("WS: bad frames get error frames (with the id when there is one) and the so
     ["error", 5, 400],
     ["error", 6, 400],
     ["error", 7, 400],
-    ["error", 8, 501],
+    ["error", 8, 400],
     ["error", 9, 400],
     ["error", undefined, 400],
     ["pong", 10, undefined],
@@ -182,39 +188,6 @@ test("WS: a socket that stops reading is closed once its queued answers pass wsB
   sock.destroy();
 });
 
-/** A WebSocket handshake over node:net, so the test can stop reading (pause) as a slow client would. */
-async function rawWebSocket(port: number): Promise<Socket> {
-  const sock = netConnect({ host: "127.0.0.1", port });
-  await new Promise<void>((resolve, reject) => {
-    sock.once("connect", () => resolve());
-    sock.once("error", reject);
-  });
-  sock.on("error", () => {});
-  sock.write(
-    "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-  );
-  await new Promise<void>((resolve) => {
-    let text = "";
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString("latin1");
-      if (text.includes("\r\n\r\n")) {
-        sock.off("data", onData);
-        resolve();
-      }
-    };
-    sock.on("data", onData);
-  });
-  return sock;
-}
-
-/** One client text frame (FIN, opcode 1, masked with a zero key: masking is required, not secrecy). */
-function maskedTextFrame(text: string): Buffer {
-  const payload = Buffer.from(text);
-  if (payload.length >= 126) throw new Error("short frames only");
-  return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload]);
-}
-
 test("a long poll outlives Bun's default 10 s idle timeout setting (idleTimeout follows pullWaitMsMax)", async () => {
   const cluster = new FakeCluster();
   cluster.read = async (r) => {
@@ -275,7 +248,12 @@ test("listening beyond loopback without API keys logs one loud warning; loopback
   const lines: string[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
   const start = async (bind: string) => {
-    const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: bind };
+    const config = {
+      ...defaultsOf(gatewayConfig),
+      gatewayPort: 0,
+      gatewayBindAddress: bind,
+      gatewayHandleSecret: "shared",
+    };
     running.push(await startGateway(config, { log, cluster: new FakeCluster() }));
   };
   await start("127.0.0.1");
@@ -310,4 +288,15 @@ test("isLoopbackHost: loopback forms only", () => {
     ["10.0.0.1", false],
     ["example.com", false],
   ]);
+});
+
+test("without gatewayHandleSecret the gateway warns that its receipt handles die with the process", async () => {
+  const lines: string[] = [];
+  const log = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
+  const config = { ...defaultsOf(gatewayConfig), gatewayPort: 0, gatewayBindAddress: "127.0.0.1" };
+  running.push(await startGateway(config, { log, cluster: new FakeCluster() }));
+  expect(lines.length).toBe(1);
+  expect(lines[0]).toStartWith(
+    "gatewayHandleSecret is not set: receipt handles are signed with a random key",
+  );
 });

@@ -7,6 +7,8 @@ import { createGateway } from "../../gateway/app.ts";
 import { ApiKeys } from "../../gateway/auth.ts";
 import type {
   Cluster,
+  LeasedMessage,
+  LeaseRequest,
   OutgoingMessage,
   QueueRef,
   ReadPage,
@@ -16,6 +18,7 @@ import type {
 } from "../../gateway/cluster.ts";
 import type { GatewayDeps, GatewayOptions } from "../../gateway/context.ts";
 import { GatewayMetrics } from "../../gateway/metrics.ts";
+import { HandleSigner } from "../../gateway/receipt-handle.ts";
 import type { QueueLag } from "../../src/client/admin-reads.ts";
 import { MQClientError } from "../../src/client/errors.ts";
 import type { MessageExt } from "../../src/client/message.ts";
@@ -32,7 +35,11 @@ export const TEST_OPTIONS: GatewayOptions = {
   corsOrigins: null,
   wsInflightMax: 2,
   wsBufferedBytesMax: 64 * 1024,
+  wsSubscriptionsMax: 4,
+  wsCreditMax: 64,
 };
+
+export const TEST_HANDLE_SECRET = "test-handle-secret";
 
 export function brokerError(code: number, remark = "refused"): MQClientError {
   return new MQClientError({ code, remark });
@@ -64,6 +71,11 @@ export function message(over: Partial<MessageExt> = {}): MessageExt {
   };
 }
 
+/** A broker receipt handle (spec pop §A.6) whose lease runs `invisibleMs` from `popTime`. */
+export function brokerHandle(offset: number, popTime = Date.now(), invisibleMs = 60_000): string {
+  return `${offset} ${popTime} ${invisibleMs} 0 0 b1 1 ${offset} ${1000 + offset}`;
+}
+
 /** A Cluster whose answers a test sets; every call is recorded in `calls`. */
 export class FakeCluster implements Cluster {
   readonly calls: { method: string; args: unknown[] }[] = [];
@@ -82,6 +94,11 @@ export class FakeCluster implements Cluster {
   };
   found: MessageExt | null = message();
   readyAnswer = { ok: true, detail: "1 broker(s) registered" };
+  /** What receive answers (then empties). */
+  leased: LeasedMessage[] = [{ message: message(), brokerHandle: brokerHandle(5) }];
+  /** Broker handles acked, and changed with their new invisible time. */
+  acked: string[] = [];
+  changed: { brokerHandle: string; invisibleMs: number }[] = [];
 
   private record(method: string, args: unknown[]) {
     this.calls.push({ method, args });
@@ -99,6 +116,39 @@ export class FakeCluster implements Cluster {
       queueOffset: this.sent.length - 1,
       status: "SEND_OK",
     };
+  }
+  private offered: (() => void)[] = [];
+  /** Hands messages to the next receive, waking one that long-polls. */
+  offer(msgs: LeasedMessage[]): void {
+    this.leased.push(...msgs);
+    for (const wake of this.offered.splice(0)) wake();
+  }
+  /** When set, every receive answers what this makes (an endless backlog). */
+  source: ((max: number) => LeasedMessage[]) | null = null;
+  /** Answers `leased` (at most maxMessages, the rest stays), else long-polls like the broker. */
+  async receive(r: LeaseRequest): Promise<LeasedMessage[]> {
+    this.record("receive", [r]);
+    if (this.source) return this.source(r.maxMessages);
+    if (this.leased.length === 0 && r.waitMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, r.waitMs);
+        this.offered.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.leased.splice(0, r.maxMessages);
+  }
+  async ack(group: string, topic: string, handles: readonly string[]) {
+    this.record("ack", [group, topic, handles]);
+    this.acked.push(...handles);
+  }
+  async changeInvisible(group: string, topic: string, handle: string, invisibleMs: number) {
+    this.record("changeInvisible", [group, topic, handle, invisibleMs]);
+    this.changed.push({ brokerHandle: handle, invisibleMs });
+    const offset = Number(handle.split(" ")[7]);
+    return brokerHandle(offset, Date.now(), invisibleMs);
   }
   async read(r: ReadRequest) {
     this.record("read", [r]);
@@ -209,6 +259,7 @@ export function testDeps(
     apiKeys: over.apiKeys ?? null,
     metrics: over.metrics ?? new GatewayMetrics(),
     log: over.log ?? silent,
+    handles: over.handles ?? new HandleSigner(TEST_HANDLE_SECRET),
   };
 }
 
