@@ -9,6 +9,7 @@ import { checkAddressList } from "../config/checks.ts";
 import { aclVerbs } from "./admin/acl.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
 import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
+import { dlqVerbs } from "./admin/dlq.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
 import { messageVerbs } from "./admin/messages.ts";
@@ -25,6 +26,7 @@ export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
   cluster: clusterVerbs,
   namesrv: namesrvVerbs,
   messages: messageVerbs,
+  dlq: dlqVerbs,
   acl: aclVerbs,
 };
 

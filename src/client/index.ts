@@ -37,6 +37,7 @@ export {
 export type { ClientOptions } from "./options.ts";
 export {
   createProducer,
+  type EncodedMessage,
   Producer,
   type ProducerOptions,
   type SendCallback,
