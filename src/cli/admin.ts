@@ -16,6 +16,7 @@ import { messageVerbs } from "./admin/messages.ts";
 import { namesrvVerbs } from "./admin/namesrv.ts";
 import { TLS_FLAGS, tlsFromFlags } from "./admin/tls-flags.ts";
 import { topicVerbs } from "./admin/topics.ts";
+import { transactionVerbs } from "./admin/transactions.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
@@ -27,6 +28,7 @@ export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
   namesrv: namesrvVerbs,
   messages: messageVerbs,
   dlq: dlqVerbs,
+  transactions: transactionVerbs,
   acl: aclVerbs,
 };
 

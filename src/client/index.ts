@@ -52,3 +52,11 @@ export {
 export type { QueueSelector } from "./queue-selector.ts";
 export type { ConsumeFromWhere, MessageModel } from "./rebalance.ts";
 export type { SendResult, SendStatus } from "./send-request.ts";
+export {
+  createTransactionProducer,
+  type LocalTransactionState,
+  type TransactionalMessage,
+  TransactionProducer,
+  type TransactionProducerOptions,
+  type TransactionSendResult,
+} from "./transaction-producer.ts";

@@ -1,0 +1,127 @@
+/**
+ * The checker's view of the half queue (spec broker §10.3): how far it has walked the half and op
+ * queues, both kept as consume offsets of CID_SYS_RMQ_TRANS in consumerOffset.json (so pending
+ * transactions survive restart and kill -9), and which half offsets at or past the walk's position
+ * op records have finished. Op records are read from the op queue, the one source of truth after
+ * a restart; the op writer also reports the ones it stores so counts are current between rounds.
+ */
+
+import { MessageConst } from "../../../src/protocol/message/index.ts";
+import { TRANS_HALF_TOPIC, TRANS_OP_HALF_TOPIC } from "../../../src/protocol/topic-names.ts";
+import {
+  HALF_QUEUE_ID,
+  OP_REMOVE_TAG,
+  parseOpBody,
+  TRANS_CHECK_GROUP,
+} from "../../../src/protocol/transaction.ts";
+import type { ConsumerOffsets } from "../../metadata/consumer-offsets.ts";
+import type { MessageStore } from "../../store/message-store.ts";
+import { holdsMessage } from "../../store/reads.ts";
+import { readParked } from "../stored-message.ts";
+
+/** Op units read per store call. */
+const OP_PAGE = 256;
+/**
+ * Finished offsets behind the walk kept for copies that name their first half offset
+ * (TRAN_PREPARED_QUEUE_OFFSET): the oldest are forgotten first.
+ */
+const LATE_FINISHED_MAX = 100_000;
+
+const utf8 = new TextDecoder();
+
+export class HalfProgress {
+  /** Next half offset to walk (committed as CID_SYS_RMQ_TRANS's offset of the half queue). */
+  private half = 0;
+  /** Next op unit to read. */
+  private opRead = 0;
+  /** Finished half offsets ≥ `half`. */
+  private readonly finished = new Set<number>();
+  /** Finished half offsets below `half`, insertion ordered. */
+  private readonly lateFinished = new Set<number>();
+  /** Op units read, with the largest half offset each names, in queue order: what bounds opOffset. */
+  private readonly opUnits: { opOffset: number; maxHalf: number }[] = [];
+
+  constructor(
+    private readonly store: MessageStore,
+    private readonly offsets: ConsumerOffsets,
+  ) {}
+
+  /** Loads the committed offsets; the op records past them are read by the first `readOps`. */
+  load(): void {
+    this.half = Math.max(0, this.offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, HALF_QUEUE_ID));
+    const op = Math.max(0, this.offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID));
+    this.opRead = Math.max(op, this.store.getMinOffsetInQueue(TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID));
+    this.half = Math.max(this.half, this.store.getMinOffsetInQueue(TRANS_HALF_TOPIC, HALF_QUEUE_ID));
+  }
+
+  get halfOffset(): number {
+    return this.half;
+  }
+
+  /** Reads the op records stored since the last call. */
+  async readOps(): Promise<void> {
+    for (;;) {
+      const units = await this.store.readQueueUnits(TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID, this.opRead, OP_PAGE);
+      if (units.length === 0) return;
+      const held = units.filter(holdsMessage);
+      const records = await this.store.readRecords(held.map((u) => [u.phyOffset, u.size] as const));
+      held.forEach((u, i) => {
+        const bytes = records[i];
+        if (!bytes) return;
+        const rec = readParked(bytes);
+        if (rec.properties.get(MessageConst.TAGS) !== OP_REMOVE_TAG) return;
+        const halves = parseOpBody(utf8.decode(rec.body));
+        this.markFinished(halves);
+        this.opUnits.push({ opOffset: u.queueOffset, maxHalf: Math.max(-1, ...halves) });
+      });
+      this.opRead = units.at(-1)!.queueOffset + 1;
+    }
+  }
+
+  /** Records finished half offsets (from op records read, or written by this broker). */
+  markFinished(halfOffsets: readonly number[]): void {
+    for (const o of halfOffsets) {
+      if (o >= this.half) this.finished.add(o);
+      else this.rememberLate(o);
+    }
+  }
+
+  isFinished(halfOffset: number): boolean {
+    return this.finished.has(halfOffset) || this.lateFinished.has(halfOffset);
+  }
+
+  /**
+   * The walk reached `next`: finished offsets behind it move to the late set, and both consume
+   * offsets are committed. The op offset stops at the first op record naming a half offset not
+   * yet walked past, so a restart re-reads every op record still needed.
+   */
+  advance(next: number): void {
+    if (next > this.half) {
+      for (const o of this.finished) {
+        if (o < next) {
+          this.finished.delete(o);
+          this.rememberLate(o);
+        }
+      }
+      this.half = next;
+    }
+    while (this.opUnits.length > 0 && this.opUnits[0]!.maxHalf < this.half) this.opUnits.shift();
+    const opOffset = this.opUnits[0]?.opOffset ?? this.opRead;
+    this.offsets.commit(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, HALF_QUEUE_ID, this.half);
+    this.offsets.commit(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID, opOffset);
+  }
+
+  /** Half messages stored and not finished: the walk's backlog minus what op records finished. */
+  pending(): number {
+    const max = this.store.getMaxOffsetInQueue(TRANS_HALF_TOPIC, HALF_QUEUE_ID);
+    return Math.max(0, max - this.half - this.finished.size);
+  }
+
+  private rememberLate(o: number): void {
+    this.lateFinished.add(o);
+    if (this.lateFinished.size > LATE_FINISHED_MAX) {
+      const oldest = this.lateFinished.values().next().value;
+      if (oldest !== undefined) this.lateFinished.delete(oldest);
+    }
+  }
+}
