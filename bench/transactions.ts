@@ -69,13 +69,23 @@ try {
     }
     return sum;
   };
+  /** CPU ms the server process has used (Linux /proc; clock ticks of 10 ms). */
+  const serverCpuMs = async () => {
+    const stat = (await Bun.file(`/proc/${srv.pid}/stat`).text()).split(") ")[1]!.split(" ");
+    return (Number(stat[11]) + Number(stat[12])) * 10;
+  };
+  const cpu = new Map<string, number[]>();
   /** Messages stored per second: sends for DURATION_MS, then until the topic holds them all. */
   const measure = async (topic: string, send: () => Promise<unknown>, inflight: number) => {
     const before = await stored(topic);
+    const cpuBefore = await serverCpuMs();
     const start = performance.now();
     const { calls } = await runSlice(send, inflight, DURATION_MS);
     while ((await stored(topic)) - before < calls) await Bun.sleep(1);
-    return (calls * 1000) / (performance.now() - start);
+    const rate = (calls * 1000) / (performance.now() - start);
+    const key = `${topic}/${inflight}`;
+    cpu.set(key, [...(cpu.get(key) ?? []), (((await serverCpuMs()) - cpuBefore) * 1000) / calls]);
+    return rate;
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -100,6 +110,16 @@ try {
       ratio: median(ratios),
       target: 0.5,
       unit: "msgs/s",
+    });
+    rows.push({
+      name: `  server CPU per plain send, ${inflight} in flight`,
+      value: median(cpu.get(`BenchTxPlain/${inflight}`)!),
+      unit: "µs",
+    });
+    rows.push({
+      name: `  server CPU per transaction, ${inflight} in flight`,
+      value: median(cpu.get(`BenchTx/${inflight}`)!),
+      unit: "µs",
     });
   }
 

@@ -22,11 +22,12 @@ import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { STORED_STATUSES } from "../services/stored-message.ts";
+import type { HalfRecord } from "../services/transaction/half-cache.ts";
 import type { MessageToStore } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import type { SendPipeline } from "./send-steps/index.ts";
 
-type DecodedHalf = ReturnType<typeof decodeRecord>;
+type DecodedHalf = HalfRecord;
 
 const fail = (remark: string) => new RemotingError(ResponseCode.SYSTEM_ERROR, remark);
 
@@ -132,14 +133,14 @@ export function endTransactionProcessors(
             "producer ended a transaction with a remark",
           );
         }
-        const bytes = await ctx.store.lookMessageByOffset(h.commitLogOffset);
-        const decoded = bytes ? safeDecode(bytes) : undefined;
+        const decoded = tx.halves.get(h.commitLogOffset) ?? (await readHalf(ctx, h.commitLogOffset));
         if (decoded && tooLateForProducer(ctx, decoded, h)) {
           return RemotingCommand.response(ResponseCode.ILLEGAL_OPERATION);
         }
         const half = checkHalf(decoded, h);
         if (state === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
           await finish(h.tranStateTableOffset);
+          tx.halves.forget(h.commitLogOffset);
           tx.stats.rolledBack++;
           return RemotingCommand.response(ResponseCode.SUCCESS);
         }
@@ -149,6 +150,7 @@ export function endTransactionProcessors(
         if (!STORED_STATUSES.has(put.status)) throw commitFailure(ctx, put.status);
         ctx.stats.putNums.add(1, Date.now());
         await finish(h.tranStateTableOffset);
+        tx.halves.forget(h.commitLogOffset);
         tx.stats.committed++;
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },
@@ -156,8 +158,10 @@ export function endTransactionProcessors(
   ];
 }
 
-/** A record at a CommitLog offset named by a client: not necessarily the start of one. */
-function safeDecode(bytes: Uint8Array): DecodedHalf | undefined {
+/** The record at a CommitLog offset a client named: not necessarily the start of one. */
+async function readHalf(ctx: BrokerContext, offset: number): Promise<HalfRecord | undefined> {
+  const bytes = await ctx.store.lookMessageByOffset(offset);
+  if (!bytes) return undefined;
   try {
     return decodeRecord(bytes);
   } catch {

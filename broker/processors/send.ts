@@ -20,7 +20,12 @@ import {
 } from "../../src/protocol/message/index.ts";
 import { encodeRecallHandle } from "../../src/protocol/recall-handle.ts";
 import { buildTopicSysFlag, isWriteable } from "../../src/protocol/route/perm.ts";
-import { NOT_ALLOWED_SEND_TOPICS, TIMER_TOPIC, topicNameProblem } from "../../src/protocol/topic-names.ts";
+import {
+  NOT_ALLOWED_SEND_TOPICS,
+  TIMER_TOPIC,
+  TRANS_HALF_TOPIC,
+  topicNameProblem,
+} from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
@@ -68,7 +73,9 @@ export function createSendProcessor(ctx: BrokerContext, steps: SendPipeline) {
       const redelivery = redeliveryOfSend(ctx, header, request.version);
       const stepped = steps(built, { redelivery, now: Date.now() });
       const msg = stepped instanceof Promise ? await stepped : stepped;
-      return respond(ctx, answer, header, queueId, [msg], await ctx.store.putMessage(msg));
+      const put = await ctx.store.putMessage(msg);
+      if (msg.topic === TRANS_HALF_TOPIC) ctx.transactions.halves.stored(msg, put);
+      return respond(ctx, answer, header, queueId, [msg], put);
     } catch (err) {
       if (err instanceof RemotingError) {
         return answer(err.code, err.remark);

@@ -59,6 +59,17 @@ export interface TransactionSendResult extends SendResult {
   readonly localTransactionState: LocalTransactionState;
 }
 
+/**
+ * The CommitLog offset in an offset message id (spec broker §3.1): its last 16 hex digits. Read
+ * directly, not through decodeOffsetMessageId, which also decodes the host: this runs per
+ * transaction. Exact below 2^53, as every offset a store reaches is.
+ */
+function physicalOffsetOf(offsetMsgId: string): number {
+  const n = Number.parseInt(offsetMsgId.slice(-16), 16);
+  if (!Number.isSafeInteger(n)) return decodeOffsetMessageId(offsetMsgId).physicalOffset;
+  return n;
+}
+
 const prop = (name: string, value: string) => name + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
 
 export class TransactionProducer extends Producer {
@@ -155,12 +166,13 @@ export class TransactionProducer extends Producer {
     remark: string | null,
   ): Promise<void> {
     const brokerName = result.messageQueue.brokerName;
-    const addr = await this.client.masterAddr(brokerName, topic);
+    const addr =
+      this.client.routes.masterAddr(brokerName) ?? (await this.client.masterAddr(brokerName, topic));
     const ext = EndTransactionRequestHeader.encode({
       topic,
       producerGroup: this.group,
       tranStateTableOffset: result.queueOffset,
-      commitLogOffset: decodeOffsetMessageId(result.offsetMsgId).physicalOffset,
+      commitLogOffset: physicalOffsetOf(result.offsetMsgId),
       commitOrRollback: STATE_WIRE[state],
       fromTransactionCheck: false,
       msgId: result.msgId,

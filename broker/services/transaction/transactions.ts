@@ -7,6 +7,7 @@ import type { HostAddress } from "../../../src/protocol/message/index.ts";
 import type { ConsumerOffsets } from "../../metadata/consumer-offsets.ts";
 import type { MessageStore } from "../../store/message-store.ts";
 import type { TopicManager } from "../../topics/topic-manager.ts";
+import { HalfCache } from "./half-cache.ts";
 import { HalfProgress } from "./half-progress.ts";
 import { OpWriter } from "./op-writer.ts";
 
@@ -20,6 +21,8 @@ export interface TransactionStats {
 export class Transactions {
   readonly progress: HalfProgress;
   readonly ops: OpWriter;
+  /** Half messages just stored, for the END_TRANSACTION that usually follows at once. */
+  readonly halves = new HalfCache();
   readonly stats: TransactionStats = { checksSent: 0, discarded: 0, committed: 0, rolledBack: 0 };
 
   constructor(o: {
