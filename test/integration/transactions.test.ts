@@ -197,5 +197,15 @@ describe("transactions with the native client", () => {
     expect(checks).toBe(CHECK_MAX);
     const after = await cli("pendingTransactions", "-g", "PTxLimit");
     expect(JSON.parse(after.stdout)).toMatchObject([{ producerGroup: "PTxLimit", pending: 0 }]);
+    // brokerStatus (GET_BROKER_RUNTIME_INFO) counts what the broker did for every group so far.
+    const status = JSON.parse((await cli("brokerStatus", "-b", rb.brokerAddr)).stdout) as Record<
+      string,
+      string
+    >;
+    expect(Number(status.transactionCheckDiscarded)).toBeGreaterThanOrEqual(1);
+    expect(Number(status.transactionCheckSent)).toBeGreaterThanOrEqual(CHECK_MAX);
+    expect(Number(status.transactionCommitted)).toBeGreaterThanOrEqual(1);
+    expect(Number(status.transactionRolledBack)).toBeGreaterThanOrEqual(1);
+    expect(status.transactionHalfPending).toBe("0");
   });
 });
