@@ -112,13 +112,6 @@ export class TransactionCheckService implements BrokerService {
     yield ["transactionRolledBack", String(s.rolledBack)];
   }
 
-  /** One walk now (tests and the benchmark); resolves when it is over. */
-  async checkNow(): Promise<void> {
-    await this.running;
-    this.running = this.walk();
-    await this.running;
-  }
-
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
