@@ -1,13 +1,13 @@
 /**
  * Transaction benchmark (issue #16): `rocketbun start` in a child process, the native client here.
  * 1. 1 KiB transactional sends committed by the local transaction, one at a time and 128 in
- *    flight, beside plain sends of the same bodies in the same run (alternating rounds, median).
+ *    flight, beside plain sends of the same bodies in the same run (rounds in ABBA order, median).
  *    A transactional round ends when every commit is stored in the topic (END_TRANSACTION is
  *    oneway: the producer is done before the broker is), so both sides count stored messages.
  * 2. Check-back: BENCH_TX_PENDING transactions left unknown, then one check round
  *    (transactionCheckInterval BENCH_TX_CHECK_INTERVAL_MS) asks the producer about each: checks/s
  *    from the first check to the last, and whether all came within one interval.
- * Run: bun bench/transactions.ts   (BENCH_DURATION_MS=2000 BENCH_ROUNDS=3 BENCH_TX_PENDING=10000)
+ * Run: bun bench/transactions.ts   (BENCH_DURATION_MS=2000 BENCH_ROUNDS=5 BENCH_TX_PENDING=10000)
  */
 import pino from "pino";
 import {
@@ -23,7 +23,7 @@ import { BODY, createTopic } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PENDING = Number(process.env.BENCH_TX_PENDING ?? 10_000);
 const CHECK_INTERVAL_MS = Number(process.env.BENCH_TX_CHECK_INTERVAL_MS ?? 10_000);
 const QUEUES = 8;
@@ -96,8 +96,18 @@ try {
     const ratios: number[] = [];
     await measure("BenchTx", () => tx.sendMessageInTransaction(txMsg), inflight); // warm-up
     for (let r = 0; r < ROUNDS; r++) {
-      const p = await measure("BenchTxPlain", () => plain.send(plainMsg), inflight);
-      const t = await measure("BenchTx", () => tx.sendMessageInTransaction(txMsg), inflight);
+      // ABBA: on a shared machine, speed drifts within seconds; alternate who goes first.
+      const plainSide = () => measure("BenchTxPlain", () => plain.send(plainMsg), inflight);
+      const txSide = () => measure("BenchTx", () => tx.sendMessageInTransaction(txMsg), inflight);
+      let p: number;
+      let t: number;
+      if (r % 2 === 0) {
+        p = await plainSide();
+        t = await txSide();
+      } else {
+        t = await txSide();
+        p = await plainSide();
+      }
       plainRates.push(p);
       txRates.push(t);
       ratios.push(t / p);
