@@ -46,12 +46,20 @@ export class HalfProgress {
     private readonly offsets: ConsumerOffsets,
   ) {}
 
-  /** Loads the committed offsets; the op records past them are read by the first `readOps`. */
+  /**
+   * Loads the committed offsets, kept within each queue (a store that lost its tail in a crash may
+   * end before them); the op records past them are read by the first `readOps`.
+   */
   load(): void {
-    this.half = Math.max(0, this.offsets.query(TRANS_CHECK_GROUP, TRANS_HALF_TOPIC, HALF_QUEUE_ID));
-    const op = Math.max(0, this.offsets.query(TRANS_CHECK_GROUP, TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID));
-    this.opRead = Math.max(op, this.store.getMinOffsetInQueue(TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID));
-    this.half = Math.max(this.half, this.store.getMinOffsetInQueue(TRANS_HALF_TOPIC, HALF_QUEUE_ID));
+    this.half = this.withinQueue(TRANS_HALF_TOPIC);
+    this.opRead = this.withinQueue(TRANS_OP_HALF_TOPIC);
+  }
+
+  private withinQueue(topic: string): number {
+    const committed = this.offsets.query(TRANS_CHECK_GROUP, topic, HALF_QUEUE_ID);
+    const min = this.store.getMinOffsetInQueue(topic, HALF_QUEUE_ID);
+    const max = this.store.getMaxOffsetInQueue(topic, HALF_QUEUE_ID);
+    return Math.min(Math.max(committed, min, 0), max);
   }
 
   get halfOffset(): number {
