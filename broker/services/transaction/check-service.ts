@@ -147,8 +147,11 @@ export class TransactionCheckService implements BrokerService {
           const verdict = this.verdictOf(rec, started);
           if (verdict === "stop") break walking;
           if (verdict === "discard") await this.discard(rec);
-          else if (verdict === "immune") await this.putBack(rec, immunityCopy(rec, u.queueOffset));
-          else if (verdict === "check") {
+          else if (verdict === "immune") {
+            const copy = immunityCopy(rec, u.queueOffset);
+            progress.noteImmunityOrigin(Number(copy[MessageConst.TRAN_PREPARED_QUEUE_OFFSET]));
+            await this.putBack(rec, copy);
+          } else if (verdict === "check") {
             const copy = await this.putBack(rec, checkedCopy(rec));
             if (copy) checks.push(this.sendCheck(copy));
           }

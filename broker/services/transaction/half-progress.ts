@@ -23,7 +23,9 @@ import { readParked } from "../stored-message.ts";
 const OP_PAGE = 256;
 /**
  * Finished offsets behind the walk kept for copies that name their first half offset
- * (TRAN_PREPARED_QUEUE_OFFSET): the oldest are forgotten first.
+ * (TRAN_PREPARED_QUEUE_OFFSET), and origins of such copies remembered: the oldest are forgotten
+ * first. Only immune messages (CHECK_IMMUNITY_TIME_IN_SECONDS) and ends that arrive after their
+ * half was re-appended land here.
  */
 const LATE_FINISHED_MAX = 100_000;
 
@@ -36,8 +38,16 @@ export class HalfProgress {
   private opRead = 0;
   /** Finished half offsets ≥ `half`. */
   private readonly finished = new Set<number>();
-  /** Finished half offsets below `half`, insertion ordered. */
+  /** Finished half offsets below `half`, at most LATE_FINISHED_MAX of them. */
   private readonly lateFinished = new Set<number>();
+  /**
+   * The same offsets in insertion order, consumed from `lateHead`: evicting through a Set's own
+   * iterator would rescan the deleted entries at its front every time, quadratic in a long run.
+   */
+  private lateOrder: number[] = [];
+  private lateHead = 0;
+  /** First half offsets of immune messages put back unchecked (their copies name them). */
+  private readonly immunityOrigins = new Set<number>();
   /** Op units read, with the largest half offset each names, in queue order: what bounds opOffset. */
   private readonly opUnits: { opOffset: number; maxHalf: number }[] = [];
 
@@ -94,6 +104,14 @@ export class HalfProgress {
     }
   }
 
+  /**
+   * An immune message at `halfOffset` was put back unchecked: its copies name that offset
+   * (TRAN_PREPARED_QUEUE_OFFSET), so its op record must still be found once the walk passed it.
+   */
+  noteImmunityOrigin(halfOffset: number): void {
+    if (this.immunityOrigins.size < LATE_FINISHED_MAX) this.immunityOrigins.add(halfOffset);
+  }
+
   isFinished(halfOffset: number): boolean {
     return this.finished.has(halfOffset) || this.lateFinished.has(halfOffset);
   }
@@ -106,10 +124,9 @@ export class HalfProgress {
   advance(next: number): void {
     if (next > this.half) {
       for (const o of this.finished) {
-        if (o < next) {
-          this.finished.delete(o);
-          this.rememberLate(o);
-        }
+        if (o >= next) continue;
+        this.finished.delete(o);
+        if (this.immunityOrigins.delete(o)) this.rememberLate(o);
       }
       this.half = next;
     }
@@ -126,10 +143,15 @@ export class HalfProgress {
   }
 
   private rememberLate(o: number): void {
+    if (this.lateFinished.has(o)) return;
     this.lateFinished.add(o);
-    if (this.lateFinished.size > LATE_FINISHED_MAX) {
-      const oldest = this.lateFinished.values().next().value;
-      if (oldest !== undefined) this.lateFinished.delete(oldest);
+    this.lateOrder.push(o);
+    while (this.lateFinished.size > LATE_FINISHED_MAX) {
+      this.lateFinished.delete(this.lateOrder[this.lateHead++]!);
+    }
+    if (this.lateHead > LATE_FINISHED_MAX) {
+      this.lateOrder = this.lateOrder.slice(this.lateHead);
+      this.lateHead = 0;
     }
   }
 }
