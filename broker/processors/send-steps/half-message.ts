@@ -13,6 +13,7 @@ import {
   MessageConst,
   MessageSysFlag,
   PropertiesView,
+  pickCanonical,
   resetTransactionValue,
 } from "../../../src/protocol/message/index.ts";
 import { DEFAULT_PERM } from "../../../src/protocol/route/perm.ts";
@@ -38,20 +39,23 @@ export function halfMessageStep(ctx: BrokerContext): SendStep {
     await ctx.topics.createIfAbsent(TRANS_HALF_TOPIC, 1, DEFAULT_PERM);
     topicReady = true;
   };
-  // On the string, not through `rewrite`'s map: every transaction passes here, and decoding and
-  // re-encoding the properties was the larger part of the step's cost.
+  // Appended to the string, not through `rewrite`'s map: every transaction passes here, and
+  // decoding and re-encoding the properties was most of the step's cost.
   const toHalf = (msg: MessageToStore): MessageToStore => {
     const uniqKey = msg.properties.get(MessageConst.UNIQ_KEY);
-    const propertiesString = editPropertiesString(msg.propertiesString ?? encodeProperties(msg.properties), {
+    const added = {
       ...(uniqKey ? { [MessageConst.TRANSACTION_ID]: uniqKey } : {}),
       [MessageConst.REAL_TOPIC]: msg.topic,
       [MessageConst.REAL_QID]: String(msg.queueId),
-    });
+    };
+    const fast = msg.properties instanceof PropertiesView ? msg.properties.appended(added) : undefined;
+    const propertiesString =
+      fast?.encoded ?? editPropertiesString(msg.propertiesString ?? encodeProperties(msg.properties), added);
     return {
       ...msg,
       topic: TRANS_HALF_TOPIC,
       queueId: HALF_QUEUE_ID,
-      properties: new PropertiesView(propertiesString),
+      properties: fast ?? new PropertiesView(propertiesString, pickCanonical(propertiesString)),
       propertiesString,
       sysFlag: resetTransactionValue(msg.sysFlag, MessageSysFlag.TRANSACTION_NOT_TYPE),
     };
