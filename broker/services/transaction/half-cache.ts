@@ -28,6 +28,12 @@ const BYTES_MAX = 64 * 1024 * 1024;
 export class HalfCache {
   private readonly byOffset = new Map<number, HalfRecord>();
   private bytes = 0;
+  /**
+   * Offsets in insertion order from `head` (some already forgotten): evicting through the Map's
+   * own iterator would rescan its deleted front on every insert once full.
+   */
+  private order: number[] = [];
+  private head = 0;
 
   /** Called after a half message's put: remembered only when the store took it. */
   stored(msg: MessageToStore, put: PutMessageResult): void {
@@ -49,11 +55,15 @@ export class HalfCache {
       properties: msg.properties,
     };
     this.byOffset.set(r.wroteOffset, half);
+    this.order.push(r.wroteOffset);
     this.bytes += msg.body.length + msg.propertiesString.length;
-    while (this.byOffset.size > ENTRIES_MAX || this.bytes > BYTES_MAX) {
-      const [offset] = this.byOffset.keys();
-      if (offset === undefined) break;
-      this.forget(offset);
+    while ((this.byOffset.size > ENTRIES_MAX || this.bytes > BYTES_MAX) && this.head < this.order.length) {
+      this.forget(this.order[this.head++]!);
+    }
+    // Most halves are forgotten by their END long before eviction: drop their stale offsets.
+    if (this.order.length - this.head > 2 * ENTRIES_MAX) {
+      this.order = this.order.slice(this.head).filter((o) => this.byOffset.has(o));
+      this.head = 0;
     }
   }
 
