@@ -22,8 +22,8 @@ export interface HalfRecord {
   readonly properties: ReadonlyMap<string, string>;
 }
 
-const ENTRIES_MAX = 65_536;
-const BYTES_MAX = 64 * 1024 * 1024;
+const ENTRIES_MAX = 16_384;
+const BYTES_MAX = 16 * 1024 * 1024;
 
 export class HalfCache {
   private readonly byOffset = new Map<number, HalfRecord>();
