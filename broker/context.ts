@@ -17,6 +17,7 @@ import type { ClientManager } from "./services/client-manager.ts";
 import type { LongPollService } from "./services/long-poll.ts";
 import type { RebalanceLocks } from "./services/rebalance-locks.ts";
 import type { BrokerStats } from "./services/stats.ts";
+import type { Transactions } from "./services/transaction/transactions.ts";
 import type { MessageStore } from "./store/message-store.ts";
 import type { TopicManager } from "./topics/topic-manager.ts";
 
@@ -41,6 +42,8 @@ export interface BrokerContext {
   /** Bytes buffered for clients, process-wide (serverBufferBytesMax): held pulls and pull reads. */
   readonly budget: BufferBudget;
   readonly stats: BrokerStats;
+  /** Half messages, op records and their counters (spec broker §10). */
+  readonly transactions: Transactions;
   /** The main server's endpoint, for requests the broker sends to clients. */
   readonly endpoint: () => RemotingEndpoint;
   /** Settings an admin may change at run time (UPDATE_BROKER_CONFIG). */

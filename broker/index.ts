@@ -36,6 +36,8 @@ import type { BrokerService } from "./services/service.ts";
 import { BrokerStats } from "./services/stats.ts";
 import { TimerProgress } from "./services/timer/timer-progress.ts";
 import { TimerService } from "./services/timer/timer-service.ts";
+import { TransactionCheckService } from "./services/transaction/check-service.ts";
+import { Transactions } from "./services/transaction/transactions.ts";
 import { FileMessageStore } from "./store/file-store.ts";
 import type { MessageStore } from "./store/message-store.ts";
 import { parseDelayLevels } from "./store/store-options.ts";
@@ -177,6 +179,13 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       : null;
   const acl = bc.aclEnable ? (deps.acl ?? ownAcl) : null;
 
+  const transactions = new Transactions({
+    store,
+    offsets,
+    topics,
+    storeHost: () => storeHost,
+    log: log.child({ part: "transaction" }),
+  });
   // Background features, started in this order once store and metadata are loaded, stopped in
   // reverse before the store shuts down.
   const services: BrokerService[] = [
@@ -198,6 +207,19 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
           }),
         ]
       : []),
+    new TransactionCheckService({
+      config: { ...bc, fileReservedTime: sc.fileReservedTime },
+      store,
+      offsets,
+      topics,
+      clients,
+      endpoint: () => server.endpoint,
+      brokerName: bc.brokerName,
+      storeHost: () => storeHost,
+      progress: transactions.progress,
+      stats: transactions.stats,
+      log: log.child({ part: "transaction-check" }),
+    }),
   ];
 
   const ctx: BrokerContext = {
@@ -221,6 +243,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     locks,
     budget: resources.budget,
     stats: new BrokerStats(),
+    transactions,
     endpoint: () => server.endpoint,
     runtime,
     runtimeChanges,

@@ -12,6 +12,7 @@ import { adminGroupProcessors } from "./processors/admin-group.ts";
 import { adminTopicProcessors } from "./processors/admin-topic.ts";
 import { clientManageProcessors } from "./processors/client-manage.ts";
 import { consumerCallProcessors } from "./processors/consumer-call.ts";
+import { endTransactionProcessors } from "./processors/end-transaction.ts";
 import { lockProcessors } from "./processors/lock.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
 import { createPopProcessor } from "./processors/pop.ts";
@@ -21,7 +22,7 @@ import { queryProcessors } from "./processors/query.ts";
 import { recallProcessors } from "./processors/recall.ts";
 import { createSendProcessor } from "./processors/send.ts";
 import { sendBackProcessors } from "./processors/send-back.ts";
-import { sendPipeline, sendSteps } from "./processors/send-steps/index.ts";
+import { commitSteps, sendPipeline, sendSteps } from "./processors/send-steps/index.ts";
 
 /** Codes the VIP port does not serve: they fall through to "not supported" there. */
 const MAIN_PORT_ONLY: ReadonlySet<number> = new Set([
@@ -39,6 +40,7 @@ export function defineBrokerLanes(registry: ProcessorRegistry, ctx: BrokerContex
     .defineLane("send", { concurrency: 1024, queueMax: ctx.brokerConfig.sendThreadPoolQueueCapacity })
     .defineLane("pull", { concurrency: 1024, queueMax: ctx.brokerConfig.pullThreadPoolQueueCapacity })
     .defineLane("query", { concurrency: 64, queueMax: 20_000 })
+    .defineLane("transaction", { concurrency: 1024, queueMax: 100_000 })
     .defineLane("client", { concurrency: 256, queueMax: 50_000 })
     .defineLane("admin", { concurrency: 16, queueMax: 10_000 });
 }
@@ -50,7 +52,8 @@ function onLane(lane: string, entries: ProcessorTableEntry[]): ProcessorTableEnt
 }
 
 export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] {
-  const steps = sendPipeline(sendSteps(ctx));
+  const stepList = sendSteps(ctx);
+  const steps = sendPipeline(stepList);
   const send = createSendProcessor(ctx, steps);
   return [
     ...onLane("send", [
@@ -60,6 +63,8 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...sendBackProcessors(ctx, steps),
       ...recallProcessors(ctx, steps),
     ]),
+    // Java's endTransactionExecutor: its own lane, so ends never queue behind sends.
+    ...onLane("transaction", endTransactionProcessors(ctx, sendPipeline(commitSteps(stepList)))),
     ...onLane("pull", [
       [RequestCode.PULL_MESSAGE, createPullProcessor(ctx)],
       [RequestCode.POP_MESSAGE, createPopProcessor(ctx)],

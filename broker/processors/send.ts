@@ -1,7 +1,7 @@
 /**
  * SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) (spec broker §1): check the
  * request, pick the queue, complete the properties, pass a single message through the send steps
- * (send-steps/: dead letter, delay level, timer), store, and answer with the offset message id.
+ * (send-steps/: dead letter, half message, delay level, timer), store, and answer with the offset message id.
  * Every send response carries MSG_REGION and TRACE_ON, errors included (spec §1.3).
  */
 import {
@@ -16,10 +16,16 @@ import {
   MessageConst,
   MessageSysFlag,
   mergeBatchProperties,
+  transactionType,
 } from "../../src/protocol/message/index.ts";
 import { encodeRecallHandle } from "../../src/protocol/recall-handle.ts";
 import { buildTopicSysFlag, isWriteable } from "../../src/protocol/route/perm.ts";
-import { NOT_ALLOWED_SEND_TOPICS, TIMER_TOPIC, topicNameProblem } from "../../src/protocol/topic-names.ts";
+import {
+  NOT_ALLOWED_SEND_TOPICS,
+  TIMER_TOPIC,
+  TRANS_HALF_TOPIC,
+  topicNameProblem,
+} from "../../src/protocol/topic-names.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
@@ -67,7 +73,9 @@ export function createSendProcessor(ctx: BrokerContext, steps: SendPipeline) {
       const redelivery = redeliveryOfSend(ctx, header, request.version);
       const stepped = steps(built, { redelivery, now: Date.now() });
       const msg = stepped instanceof Promise ? await stepped : stepped;
-      return respond(ctx, answer, header, queueId, [msg], await ctx.store.putMessage(msg));
+      const put = await ctx.store.putMessage(msg);
+      if (msg.topic === TRANS_HALF_TOPIC) ctx.transactions.halves.stored(msg, put);
+      return respond(ctx, answer, header, queueId, [msg], put);
     } catch (err) {
       if (err instanceof RemotingError) {
         return answer(err.code, err.remark);
@@ -150,16 +158,9 @@ function pickQueue(
   return randomQueue(topic.writeQueueNums);
 }
 
-function rejectUnsupported(ctx: BrokerContext, props: ReadonlyMap<string, string>, sysFlag: number): void {
-  const prepared = (sysFlag & MessageSysFlag.TRANSACTION_PREPARED_TYPE) !== 0;
-  if (props.get(MessageConst.TRAN_MSG)?.toLowerCase() === "true" || prepared) {
-    // Half messages need END_TRANSACTION and check-back; until the broker has them it refuses, as
-    // a Java broker with rejectTransactionMessage=true does.
-    throw new RemotingError(
-      ResponseCode.NO_PERMISSION,
-      `the broker[${ctx.brokerConfig.brokerName}] sending transaction message is forbidden`,
-    );
-  }
+/** Java's remark for a put the store refuses as MESSAGE_ILLEGAL (spec §1.8). */
+function illegalRemark(ctx: BrokerContext): string {
+  return `the message is illegal, maybe msg body or properties length not matched. msg body length limit ${ctx.storeConfig.maxMessageSize}B, msg properties length limit 32KB.`;
 }
 
 function buildMessage(
@@ -172,7 +173,6 @@ function buildMessage(
   if (!body || body.length === 0)
     throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "message body is empty");
   const { properties, propertiesString } = storedProperties(ctx, h.properties ?? "", brokerSuffixOf(ctx));
-  rejectUnsupported(ctx, properties, h.sysFlag);
   return {
     topic: h.topic,
     queueId,
@@ -209,8 +209,12 @@ function buildBatch(
     throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, `bad batch body: ${(err as Error).message}`);
   }
   if (items.length === 0) throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "batch body has no message");
+  // Java's store refuses a batch with transaction bits (CommitLog#asyncPutMessages): batches are
+  // never half messages.
+  if (transactionType(h.sysFlag) !== MessageSysFlag.TRANSACTION_NOT_TYPE) {
+    throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, illegalRemark(ctx));
+  }
   const container = decodeProperties(h.properties ?? "");
-  rejectUnsupported(ctx, container, h.sysFlag);
   if (Number(container.get(MessageConst.DELAY) ?? 0) > 0) {
     throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "batch message does not support delay");
   }
@@ -270,10 +274,7 @@ function respond(
     put.status === PutMessageStatus.MESSAGE_ILLEGAL ||
     put.status === PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
   ) {
-    return answer(
-      ResponseCode.MESSAGE_ILLEGAL,
-      `the message is illegal, maybe msg body or properties length not matched. msg body length limit ${ctx.storeConfig.maxMessageSize}B, msg properties length limit 32KB.`,
-    );
+    return answer(ResponseCode.MESSAGE_ILLEGAL, illegalRemark(ctx));
   }
   const [code, remark] = STATUS_ANSWERS[put.status] ?? [ResponseCode.SYSTEM_ERROR, put.status];
   if (!put.result || !STORED_STATUSES.has(put.status)) return answer(code, remark);

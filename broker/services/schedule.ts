@@ -130,8 +130,9 @@ export class ScheduleService implements BrokerService {
       this.o.log.error({ err, level: l.level }, "schedule round failed");
       waitMs = ERROR_RETRY_MS;
     }
-    if (l.again || waitMs === 0) queueMicrotask(() => this.wake(l));
-    else this.after(l, waitMs);
+    // A timer even for "now": a microtask would run before `wake`'s finally clears `l.running`,
+    // find the round still running, only mark it `again`, and leave the level asleep for good.
+    this.after(l, l.again ? 0 : waitMs);
   }
 
   /** The level's next queue offset, kept within the queue (Java's correctDelayOffset). */

@@ -9,12 +9,14 @@ import { checkAddressList } from "../config/checks.ts";
 import { aclVerbs } from "./admin/acl.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
 import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
+import { dlqVerbs } from "./admin/dlq.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
 import { messageVerbs } from "./admin/messages.ts";
 import { namesrvVerbs } from "./admin/namesrv.ts";
 import { TLS_FLAGS, tlsFromFlags } from "./admin/tls-flags.ts";
 import { topicVerbs } from "./admin/topics.ts";
+import { transactionVerbs } from "./admin/transactions.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
@@ -25,6 +27,8 @@ export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
   cluster: clusterVerbs,
   namesrv: namesrvVerbs,
   messages: messageVerbs,
+  dlq: dlqVerbs,
+  transactions: transactionVerbs,
   acl: aclVerbs,
 };
 

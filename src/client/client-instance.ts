@@ -9,9 +9,12 @@ import { type Logger, logger } from "../log.ts";
 import type { ConsumerData, HeartbeatData } from "../protocol/body/heartbeat.ts";
 import { decodeQueueKeyedTable } from "../protocol/body/queue-keyed.ts";
 import { NotifyConsumerIdsChangedRequestHeader } from "../protocol/headers/client.ts";
+import { CheckTransactionStateRequestHeader } from "../protocol/headers/transaction.ts";
 import {
   createUniqueIdGenerator,
+  decodeRecord,
   hostAddress,
+  MessageConst,
   parseIp,
   type UniqueIdGenerator,
 } from "../protocol/message/index.ts";
@@ -26,6 +29,7 @@ import {
 } from "../remoting/index.ts";
 import { BrokerApi } from "./broker-api.ts";
 import { clientError, MQClientError } from "./errors.ts";
+import { type MessageExt, toMessageExt } from "./message.ts";
 import { NamesrvApi } from "./namesrv-api.ts";
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.ts";
 import { RouteCache } from "./route-cache.ts";
@@ -38,6 +42,12 @@ const RECONNECT_HEARTBEAT_MIN_GAP_MS = 1000;
 export interface ProducerMember {
   readonly group: string;
   topics(): Iterable<string>;
+  /** CHECK_TRANSACTION_STATE from the broker at `addr` (transactional producers only). */
+  checkTransactionState?(
+    addr: string,
+    msg: MessageExt,
+    check: CheckTransactionStateRequestHeader,
+  ): Promise<void>;
 }
 
 /** A consumer as the instance sees it. */
@@ -273,6 +283,32 @@ export class ClientInstance {
     this.timers.push(timer);
   }
 
+  /**
+   * Hands a broker's check (spec broker §10.3) to the producer of the message's PGROUP, which
+   * answers with a oneway END_TRANSACTION; a check for a group this client does not run is ignored.
+   */
+  private answerTransactionCheck(req: RemotingCommand, addr: string): void {
+    let check: CheckTransactionStateRequestHeader;
+    let msg: MessageExt;
+    try {
+      check = CheckTransactionStateRequestHeader.decode(req.extFields);
+      if (!req.body) throw new Error("no message in the check");
+      msg = toMessageExt(decodeRecord(req.body), check.bname ?? "");
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, addr }, "unreadable transaction check ignored");
+      return;
+    }
+    const uniq = msg.properties[MessageConst.UNIQ_KEY];
+    if (uniq) msg.transactionId = uniq;
+    const group = msg.properties[MessageConst.PGROUP] ?? "";
+    const producer = this.producers.get(group);
+    if (!producer?.checkTransactionState) {
+      this.log.debug({ group, addr }, "transaction check for a group this client does not produce for");
+      return;
+    }
+    void producer.checkTransactionState(addr, msg, check);
+  }
+
   private registerProcessors(): void {
     const registry = this.remoting.registry;
     registry.register(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, (req) => {
@@ -290,7 +326,10 @@ export class ClientInstance {
       }
       return RemotingCommand.response(ResponseCode.SUCCESS);
     });
-    registry.register(RequestCode.CHECK_TRANSACTION_STATE, () => null);
+    registry.register(RequestCode.CHECK_TRANSACTION_STATE, (req, rc) => {
+      this.answerTransactionCheck(req, rc.connection.remoteAddress);
+      return null;
+    });
     registry.register(RequestCode.GET_CONSUMER_RUNNING_INFO, (req) =>
       answerRunningInfo(req, (group) => this.consumers.get(group), this),
     );

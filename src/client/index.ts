@@ -37,6 +37,7 @@ export {
 export type { ClientOptions } from "./options.ts";
 export {
   createProducer,
+  type EncodedMessage,
   Producer,
   type ProducerOptions,
   type SendCallback,
@@ -58,3 +59,11 @@ export {
   type SimpleConsumerOptions,
   type SimpleMessage,
 } from "./simple-consumer.ts";
+export {
+  createTransactionProducer,
+  type LocalTransactionState,
+  type TransactionalMessage,
+  TransactionProducer,
+  type TransactionProducerOptions,
+  type TransactionSendResult,
+} from "./transaction-producer.ts";

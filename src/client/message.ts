@@ -67,6 +67,11 @@ export interface MessageExt {
   msgId: string;
   /** The broker's offset message id (spec broker §3.1). */
   offsetMsgId: string;
+  /**
+   * A committed transactional message's transaction id (its UNIQ_KEY), as Java's pull path sets it
+   * for messages with TRAN_MSG=true (spec broker §10.2); absent on other messages.
+   */
+  transactionId?: string;
   properties: Record<string, string>;
   queueId: number;
   queueOffset: number;
@@ -272,7 +277,9 @@ export function toMessageExt(r: DecodedRecord, brokerName: string): MessageExt {
     }
   }
   const uniq = properties[MessageConst.UNIQ_KEY];
+  const transactionId = transactionIdOf(properties);
   return {
+    ...(transactionId !== undefined ? { transactionId } : {}),
     topic: r.topic,
     body,
     tags: properties[MessageConst.TAGS],
@@ -294,6 +301,13 @@ export function toMessageExt(r: DecodedRecord, brokerName: string): MessageExt {
     bodyCrc: r.bodyCrc,
     storeSize: r.storeSize,
   };
+}
+
+/** UNIQ_KEY of a message whose TRAN_MSG is "true" (Java's PullAPIWrapper#processPullResult). */
+export function transactionIdOf(properties: Readonly<Record<string, string>>): string | undefined {
+  return properties[MessageConst.TRAN_MSG]?.toLowerCase() === "true"
+    ? properties[MessageConst.UNIQ_KEY]
+    : undefined;
 }
 
 /** User properties of a received message: everything except the keys RocketMQ reserves. */

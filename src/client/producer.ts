@@ -9,7 +9,7 @@ import { ClientInstance } from "./client-instance.ts";
 import { DEFAULT_COMPRESS_BODY_OVER_BYTES, DEFAULT_COMPRESS_LEVEL } from "./compression.ts";
 import { clientError, MQClientError, toClientError } from "./errors.ts";
 import { DEFAULT_FAULT_ISOLATION_MS, LatencyFaultTolerance } from "./latency-fault.ts";
-import { MESSAGE_BODY_BYTES_MAX, type Message, validateGroup } from "./message.ts";
+import { MESSAGE_BODY_BYTES_MAX, type Message, validateGroup, validateMessage } from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import { checkRanges, PRODUCER_RANGES } from "./option-ranges.ts";
 import type { ClientOptions } from "./options.ts";
@@ -56,6 +56,20 @@ export interface SendOptions {
   /** Queue chosen by the key's hash (ordered messages of one key stay in one queue). */
   shardingKey?: string;
   timeoutMs?: number;
+}
+
+/** A message with its properties already encoded (see Producer.sendEncoded). */
+export interface EncodedMessage {
+  topic: string;
+  body: Uint8Array;
+  flag?: number;
+  sysFlag?: number;
+  /** The whole properties string (spec broker §2.1). */
+  properties: string;
+  /** The UNIQ_KEY inside `properties`, reported back as the result's msgId. */
+  msgId: string;
+  /** The caller's message, for queue selectors. */
+  source?: Message;
 }
 
 export type SendCallback = (err: MQClientError | null, result?: SendResult) => void;
@@ -141,6 +155,31 @@ export class Producer {
       (r) => callback(null, r),
       (err: unknown) => callback(err instanceof MQClientError ? err : toClientError(err, "", 0)),
     );
+  }
+
+  /**
+   * Sends a message whose properties string the caller built, UNIQ_KEY included, as is (no
+   * reserved-name check, no compression): the client's own senders that must keep system
+   * properties use it, the DLQ resend and the transaction producer's half messages.
+   */
+  sendEncoded(m: EncodedMessage, options: SendOptions = {}): Promise<SendResult> {
+    const p: PreparedSend = {
+      topic: m.topic,
+      body: m.body,
+      flag: m.flag ?? 0,
+      sysFlag: m.sysFlag ?? 0,
+      properties: m.properties,
+      batch: false,
+      msgId: m.msgId,
+      source: m.source ?? { topic: m.topic, body: m.body },
+      attempts: 0,
+    };
+    try {
+      validateMessage(p.source, p.body, this.prep.bodyBytesMax);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.sendPrepared(p, options, this.retries(false));
   }
 
   /** Fire and forget: one attempt, no response awaited from the broker. */

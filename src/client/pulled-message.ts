@@ -14,7 +14,7 @@ import {
   KEY_SEPARATOR,
   MessageConst,
 } from "../protocol/message/index.ts";
-import type { MessageExt } from "./message.ts";
+import { type MessageExt, transactionIdOf } from "./message.ts";
 import { propertiesObject } from "./properties-object.ts";
 
 /** A host as MessageExt shows it, and its object (whose offset-id prefix message-id.ts caches). */
@@ -150,6 +150,14 @@ export class PulledMessage implements MessageExt {
     shadow(this, "bornHost", value);
   }
 
+  /** Undefined unless the message is a committed transactional one (TRAN_MSG=true). */
+  get transactionId(): string | undefined {
+    return transactionIdOf(this.properties);
+  }
+  set transactionId(value: string | undefined) {
+    shadow(this, "transactionId", value);
+  }
+
   get storeHost(): string {
     return this.#storeHost.text;
   }
@@ -159,7 +167,9 @@ export class PulledMessage implements MessageExt {
 
   /** Every field, in MessageExt's order, as a plain object. */
   toJSON(): MessageExt {
+    const transactionId = this.transactionId;
     return {
+      ...(transactionId !== undefined ? { transactionId } : {}),
       topic: this.topic,
       body: this.body,
       tags: this.tags,

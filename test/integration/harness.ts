@@ -122,6 +122,8 @@ export interface SendSpec {
   bornTimestamp?: number;
   /** The `m`/`batch` header flag: the body is an encodeBatch body. */
   batch?: boolean;
+  /** Header sysFlag (default 0); 4 marks a transaction's half (PREPARED). */
+  sysFlag?: number;
 }
 
 export function messageProperties(s: Pick<SendSpec, "tags" | "keys" | "properties">): string {
@@ -140,7 +142,7 @@ export function sendRequest(s: SendSpec, serializeType: SerializeType = Serializ
     defaultTopic: "TBW102",
     defaultTopicQueueNums: 4,
     queueId: s.queueId ?? 0,
-    sysFlag: 0,
+    sysFlag: s.sysFlag ?? 0,
     bornTimestamp: s.bornTimestamp ?? Date.now(),
     flag: 0,
     properties: messageProperties(s),

@@ -216,3 +216,23 @@ test("bad send-backs get Java's answers: unknown offset, unparsable offset, unkn
   });
   expect(await records(c, h.addr, "%RETRY%GNoRetry")).toEqual([]);
 });
+
+test("a backlog of more copies than one schedule round delivers (64) all reach the retry topic", async () => {
+  await using h = await startBroker(LEVELS);
+  const c = h.client();
+  await createTopic(c, h.addr, "TBacklog", 1);
+  const n = 300;
+  for (let i = 0; i < n; i++) await sendOk(c, h.addr, { topic: "TBacklog", body: `m${i}` });
+  const originals = await waitRecords(c, h.addr, "TBacklog", 0, n);
+  await Promise.all(
+    originals.map(async (r) => {
+      const answer = await c.invoke(
+        h.addr,
+        sendBackRequest({ offset: r.physicalOffset, group: "GB", delayLevel: 0 }),
+      );
+      expect(answer.code).toBe(ResponseCode.SUCCESS);
+    }),
+  );
+  // All due together after level 3's second: the level must keep delivering round after round.
+  expect((await waitRecords(c, h.addr, "%RETRY%GB", 0, n)).length).toBe(n);
+});

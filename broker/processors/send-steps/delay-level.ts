@@ -5,7 +5,7 @@
  * properties, which are removed. Half messages wait for their commit instead.
  */
 import { isConsumeQueueDispatched, MessageConst, parseJavaInt } from "../../../src/protocol/message/index.ts";
-import { SCHEDULE_TOPIC } from "../../../src/protocol/topic-names.ts";
+import { SCHEDULE_TOPIC, TRANS_HALF_TOPIC } from "../../../src/protocol/topic-names.ts";
 import { RemotingError } from "../../../src/remoting/errors.ts";
 import { ResponseCode } from "../../../src/remoting/response-code.ts";
 import { rewrite, type SendStep } from "./step.ts";
@@ -36,7 +36,7 @@ export function delayLevelStep(delayLevelsMs: readonly number[]): SendStep {
     name: "delay-level",
     apply(msg) {
       const level = delayLevelOf(msg.properties.get(MessageConst.DELAY));
-      if (level <= 0 || !isConsumeQueueDispatched(msg.sysFlag)) return msg;
+      if (level <= 0 || !isConsumeQueueDispatched(msg.sysFlag) || msg.topic === TRANS_HALF_TOPIC) return msg;
       const clamped = Math.min(level, maxLevel);
       return rewrite(msg, {
         topic: SCHEDULE_TOPIC,

@@ -11,6 +11,7 @@ import type { MessageToStore } from "../../store/message-store.ts";
 import { parseDelayLevels } from "../../store/store-options.ts";
 import { deadLetterStep } from "./dead-letter.ts";
 import { delayLevelStep } from "./delay-level.ts";
+import { halfMessageStep } from "./half-message.ts";
 import type { SendStep, StepInput } from "./step.ts";
 import { timerStep } from "./timer.ts";
 
@@ -19,10 +20,18 @@ export type { Redelivery, StepInput } from "./step.ts";
 export function sendSteps(ctx: BrokerContext): readonly SendStep[] {
   return [
     deadLetterStep(ctx), // handed back too often → %DLQ%<group> (§9.2, §9.3)
-    // (transaction half message: next, before any delay)
+    halfMessageStep(ctx), // TRAN_MSG=true → RMQ_SYS_TRANS_HALF_TOPIC until committed (§10.1)
     delayLevelStep(parseDelayLevels(ctx.storeConfig.messageDelayLevel)), // DELAY n → SCHEDULE_TOPIC_XXXX (§9.5)
     timerStep(ctx.storeConfig), // TIMER_* → rmq_sys_wheel_timer (§B.2)
   ];
+}
+
+/**
+ * The steps a committed transactional message takes (spec broker §10.2): those after the half
+ * message, so a DELAY or timer property of the half applies from the commit on.
+ */
+export function commitSteps(steps: readonly SendStep[]): readonly SendStep[] {
+  return steps.slice(steps.findIndex((s) => s.name === "half-message") + 1);
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   MessageConst,
   parseJavaLong,
 } from "../../../src/protocol/message/index.ts";
-import { SCHEDULE_TOPIC, TIMER_TOPIC } from "../../../src/protocol/topic-names.ts";
+import { SCHEDULE_TOPIC, TIMER_TOPIC, TRANS_HALF_TOPIC } from "../../../src/protocol/topic-names.ts";
 import { RemotingError } from "../../../src/remoting/errors.ts";
 import { ResponseCode } from "../../../src/remoting/response-code.ts";
 import type { MessageToStore } from "../../store/message-store.ts";
@@ -59,8 +59,10 @@ export function timerStep(config: TimerConfig): SendStep {
   return {
     name: "timer",
     apply(msg: MessageToStore, { now }) {
-      // A delay level won already; a record of the timer topic is the timer's own.
-      if (msg.topic === SCHEDULE_TOPIC || msg.topic === TIMER_TOPIC) return msg;
+      // A delay level won already; a record of the timer topic is the timer's own; a half
+      // message waits for its commit first.
+      if (msg.topic === SCHEDULE_TOPIC || msg.topic === TIMER_TOPIC || msg.topic === TRANS_HALF_TOPIC)
+        return msg;
       if (!isConsumeQueueDispatched(msg.sysFlag)) return msg;
       const props = msg.properties;
       // Cheap for plain sends: the four keys are picked in the one pass over the properties.

@@ -252,6 +252,22 @@ export class PropertiesView implements ReadonlyMap<string, string> {
     return this.decoded;
   }
 
+  /**
+   * This view with `entries` appended to its string, keeping the picked values: for keys outside
+   * PICKED_KEYS that the string does not hold yet (else undefined, and the caller edits the
+   * string instead). What the half-message step adds to every transactional message.
+   */
+  appended(entries: Readonly<Record<string, string>>): PropertiesView | undefined {
+    let s = this.encoded;
+    if (s.length > 0 && !s.endsWith(PROPERTY_SEPARATOR)) s += PROPERTY_SEPARATOR;
+    for (const [key, value] of Object.entries(entries)) {
+      if (key.length === 0 || value.length === 0 || PICKED_KEYS.includes(key)) return undefined;
+      if (this.encoded.includes(key + NAME_VALUE_SEPARATOR)) return undefined;
+      s += key + NAME_VALUE_SEPARATOR + value + PROPERTY_SEPARATOR;
+    }
+    return new PropertiesView(s, this.picked);
+  }
+
   get(key: string): string | undefined {
     if (this.picked) {
       const i = PICKED_KEYS.indexOf(key);

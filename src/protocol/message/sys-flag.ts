@@ -21,6 +21,11 @@ export function transactionType(sysFlag: number): number {
   return sysFlag & 0xc;
 }
 
+/** `sysFlag` with its transaction type bits replaced by `type` (Java's resetTransactionValue). */
+export function resetTransactionValue(sysFlag: number, type: number): number {
+  return (sysFlag & ~0xc) | type;
+}
+
 /** Only NOT_TYPE and COMMIT_TYPE records get a ConsumeQueue unit (spec §4.3, §6.3). */
 export function isConsumeQueueDispatched(sysFlag: number): boolean {
   const t = transactionType(sysFlag);
