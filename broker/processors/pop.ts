@@ -23,6 +23,7 @@ import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { popSqlFilter } from "../filter/message-filters.ts";
 import { type PopService, popServiceOf } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { type PopBatch, popBatch } from "./pop-read.ts";
@@ -49,7 +50,11 @@ export function createPopProcessor(ctx: BrokerContext) {
     }
     const sub = check(ctx, h, rc);
     const filter: MessageFilter | undefined =
-      sub.subString === "*" ? undefined : { isMatchedByConsumeQueue: (c) => matchesTagsCode(sub, c) };
+      sub.expressionType !== ExpressionType.TAG
+        ? popSqlFilter(sub.expressionType, sub.subString)
+        : sub.subString === "*"
+          ? undefined
+          : { isMatchedByConsumeQueue: (c) => matchesTagsCode(sub, c) };
     const deadline = h.bornTime + h.pollTime - DEADLINE_MARGIN_MS;
 
     const run = async (mayPark: boolean): Promise<RemotingCommand | null> => {
@@ -159,11 +164,8 @@ function check(ctx: BrokerContext, h: PopHeader, rc: RequestContext): Subscripti
     );
   }
   if (h.expType && h.expType !== ExpressionType.TAG && h.exp) {
-    // SQL92 filtering is not in this broker yet (spec Part C).
-    throw new RemotingError(
-      ResponseCode.SUBSCRIPTION_PARSE_FAILED,
-      "parse the consumer's subscription failed",
-    );
+    // Compiled by popSqlFilter (SUBSCRIPTION_PARSE_FAILED there); POP is not gated (spec §C.2).
+    return { ...buildSubscription(h.topic, "*", 0), subString: h.exp, expressionType: h.expType };
   }
   try {
     return buildSubscription(h.topic, h.exp ? h.exp : "*", 0);
