@@ -68,30 +68,42 @@ export async function getMessageFrom(
   const n = Math.floor(units.length / CQ_UNIT_BYTES);
   if (n === 0) return result(GetMessageStatus.OFFSET_FOUND_NULL, offset, minOffset, maxOffset);
   const dv = new DataView(units.buffer, units.byteOffset, units.byteLength);
-  const picked: [number, number][] = [];
+  const commitLogFilter = filter?.isMatchedByCommitLog?.bind(filter);
+  const messages: Uint8Array[] = [];
   let bytes = 0;
   let examined = 0;
   let removing = false;
-  for (let i = 0; i < n; i++) {
-    const at = i * CQ_UNIT_BYTES;
-    const phy = readI64(dv, at + CQ_UNIT.phyOffset[0]);
-    const size = dv.getInt32(at + CQ_UNIT.size[0]);
-    if (picked.length >= maxMsgNums || (picked.length > 0 && bytes + size > maxBytes)) break;
-    examined = i + 1;
-    if (size === FILLER_SIZE || size <= 0) continue;
-    if (phy < log.minOffset) {
-      removing = true;
-      continue;
+  // With a commit-log filter (SQL92) the batch is filled with matches, as Java's getMessage does:
+  // candidates are read a batch at a time and the scan goes on while the batch has room.
+  while (examined < n && messages.length < maxMsgNums) {
+    const picked: [number, number][] = [];
+    let pickedBytes = 0;
+    for (let i = examined; i < n; i++) {
+      const at = i * CQ_UNIT_BYTES;
+      const phy = readI64(dv, at + CQ_UNIT.phyOffset[0]);
+      const size = dv.getInt32(at + CQ_UNIT.size[0]);
+      const held = messages.length + picked.length;
+      if (held >= maxMsgNums || (held > 0 && bytes + pickedBytes + size > maxBytes)) break;
+      examined = i + 1;
+      if (size === FILLER_SIZE || size <= 0) continue;
+      if (phy < log.minOffset) {
+        removing = true;
+        continue;
+      }
+      if (filter && !filter.isMatchedByConsumeQueue(readI64(dv, at + CQ_UNIT.tagsCode[0]))) continue;
+      picked.push([phy, size]);
+      pickedBytes += size;
     }
-    if (filter && !filter.isMatchedByConsumeQueue(readI64(dv, at + CQ_UNIT.tagsCode[0]))) continue;
-    picked.push([phy, size]);
-    bytes += size;
-  }
-  const records = picked.length > 0 ? await log.readRecords(picked) : [];
-  const messages: Uint8Array[] = [];
-  for (const r of records) {
-    if (!r) removing = true;
-    else if (!filter?.isMatchedByCommitLog || filter.isMatchedByCommitLog(r)) messages.push(r);
+    if (picked.length === 0) break;
+    const records = await log.readRecords(picked);
+    for (const r of records) {
+      if (!r) removing = true;
+      else if (!commitLogFilter || commitLogFilter(r)) {
+        messages.push(r);
+        bytes += r.length;
+      }
+    }
+    if (!commitLogFilter) break;
   }
   const next = offset + examined;
   if (messages.length > 0) return result(GetMessageStatus.FOUND, next, minOffset, maxOffset, messages);
