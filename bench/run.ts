@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-const all = ["remoting", "namesrv", "store", "broker", "client", "security", "gateway"];
+const all = ["remoting", "namesrv", "store", "broker", "filter", "client", "security", "gateway"];
 /** Run only when named: they take minutes. */
 const onRequest = ["soak", "crash", "timers"];
 const wanted = process.argv.slice(2);
