@@ -85,6 +85,17 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
     try {
       await waitFor("the end marker", () => bodies.includes("end"));
       expect(bodies.sort()).toEqual(["end", "m0", "m1", "m2", "m3"]);
+      const admin = await createAdmin({ namesrvAddr: rb.namesrvAddr, log: silent });
+      try {
+        const cc = await admin.consumerConnections("SqlBetweenG");
+        expect(cc.subscriptions.find((s) => s.topic === "SqlBetween")).toEqual({
+          topic: "SqlBetween",
+          subString: "a between 0 and 3",
+          expressionType: "SQL92",
+        });
+      } finally {
+        await admin.shutdown();
+      }
     } finally {
       await consumer.shutdown();
     }
