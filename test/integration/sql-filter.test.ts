@@ -226,6 +226,31 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     });
   });
 
+  test("hostile expressions are refused quickly and the broker keeps serving", async () => {
+    await using h = await startBroker(ON);
+    await fill(h, st);
+    const c = h.client();
+    const hostile = [
+      `${"(".repeat(50_000)}a = 1${")".repeat(50_000)}`,
+      `${"NOT ".repeat(20_000)}a`,
+      `a${" = TRUE".repeat(8_000)}`,
+      `a = '${"x".repeat(70_000)}'`,
+      `a IN (${Array.from({ length: 5000 }, (_, i) => `'${i}'`).join(",")}`,
+      "\u0000\uffff' --",
+    ];
+    const codes = [];
+    for (const expression of hostile) {
+      codes.push((await c.invoke(h.addr, sqlPull({ expression }, st))).code);
+      codes.push((await c.invoke(h.addr, checkClientConfig(expression, "SQL92", st))).code);
+    }
+    expect(codes).toEqual(hostile.flatMap(() => [23, 23]));
+    // A long but legal IN list and AND chain are served.
+    const inList = `a IN (${Array.from({ length: 5000 }, (_, i) => `'${i}'`).join(",")})`;
+    expect(bodies((await c.invoke(h.addr, sqlPull({ expression: inList }, st))).body)).toHaveLength(8);
+    const chain = Array.from({ length: 2000 }, (_, i) => `a <> ${i + 100}`).join(" AND ");
+    expect(bodies((await c.invoke(h.addr, sqlPull({ expression: chain }, st))).body)).toHaveLength(8);
+  });
+
   test("the filter registry survives a broker restart (config/consumerFilter.json)", async () => {
     await using h = await startBroker(ON);
     await fill(h, st);
