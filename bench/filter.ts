@@ -12,11 +12,10 @@ import pino from "pino";
 import { recordPropertyLookup } from "../broker/filter/record-properties.ts";
 import { compileSql92, lookupIn } from "../src/protocol/filter/index.ts";
 import { PullSysFlag } from "../src/protocol/headers/pull.ts";
-import { SendMessageRequestHeaderV2 } from "../src/protocol/headers/send.ts";
 import { encodeBatch, encodeProperties } from "../src/protocol/message/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { printTable, type Row } from "./lib/report.ts";
-import { createTopic, ok } from "./lib/requests.ts";
+import { createTopic, ok, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
 const BACKLOG = Number(process.env.BENCH_FILTER_BACKLOG ?? 200_000);
@@ -34,27 +33,14 @@ function props(i: number): Map<string, string> {
   ]);
 }
 
+/** One batch of BATCH messages (the `m` flag on SEND_MESSAGE_V2, spec broker §1.9). */
 function sendBatch(queueId: number, first: number): RemotingCommand {
   const msgs = Array.from({ length: BATCH }, (_, k) => ({
     body: BODY,
     flag: 0,
     properties: encodeProperties(props(first + k)),
   }));
-  const ext = SendMessageRequestHeaderV2.encode({
-    producerGroup: "BENCH_PG",
-    topic: TOPIC,
-    defaultTopic: "TBW102",
-    defaultTopicQueueNums: 4,
-    queueId,
-    sysFlag: 0,
-    bornTimestamp: Date.now(),
-    flag: 0,
-    properties: "",
-    reconsumeTimes: 0,
-    unitMode: false,
-    batch: true,
-  });
-  return RemotingCommand.request(RequestCode.SEND_BATCH_MESSAGE, ext, encodeBatch(msgs));
+  return sendRequest(TOPIC, queueId, encodeBatch(msgs), true, "");
 }
 
 function pull(queueId: number, offset: number, type: string, expression: string): RemotingCommand {

@@ -16,22 +16,12 @@ import {
   type Producer,
 } from "../../src/client/index.ts";
 import { ResponseCode } from "../../src/remoting/index.ts";
+import { createRoutedTopic } from "../integration/harness.ts";
 import { type StartedRocketbun, startRocketbun, waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
 
-async function createTopic(namesrvAddr: string, topic: string): Promise<void> {
-  const admin = await createAdmin({ namesrvAddr, log: silent });
-  try {
-    await admin.createTopic(topic, { readQueueNums: 1, writeQueueNums: 1 });
-    await waitFor(`route of ${topic}`, () =>
-      admin.topicRoute(topic).then(
-        () => true,
-        () => false,
-      ),
-    );
-  } finally {
-    await admin.shutdown();
-  }
+function createTopic(rb: StartedRocketbun, topic: string): Promise<void> {
+  return createRoutedTopic(rb, topic, 1);
 }
 
 /** a=0..9 with tags TagA/TagB alternating, then a non-numeric a, then no a at all. */
@@ -77,7 +67,7 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
   });
 
   test("`a between 0 and 3` delivers exactly a=0..3; non-numeric and absent a are excluded", async () => {
-    await createTopic(rb.namesrvAddr, "SqlBetween");
+    await createTopic(rb, "SqlBetween");
     await sendBatch(producer, "SqlBetween", "m");
     // The last matching message, sent after all others on the one queue, marks the end.
     await producer.send({ topic: "SqlBetween", body: "end", properties: { a: "3" } });
@@ -102,7 +92,7 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
   });
 
   test("`TAGS = 'TagA' AND a >= 5` delivers exactly the TagA messages with a >= 5", async () => {
-    await createTopic(rb.namesrvAddr, "SqlTags");
+    await createTopic(rb, "SqlTags");
     await sendBatch(producer, "SqlTags", "m");
     await producer.send({ topic: "SqlTags", body: "end", tags: "TagA", properties: { a: "99" } });
     const { consumer, bodies } = await consume(rb, "SqlTagsG", "SqlTags", "TAGS = 'TagA' AND a >= 5");
@@ -115,7 +105,7 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
   });
 
   test("a wrong expression fails the push consumer's start with SUBSCRIPTION_PARSE_FAILED and its position", async () => {
-    await createTopic(rb.namesrvAddr, "SqlWrong");
+    await createTopic(rb, "SqlWrong");
     const err = await consume(rb, "SqlWrongG", "SqlWrong", "a = 'x' AND").then(
       () => null,
       (e: unknown) => e,
@@ -126,7 +116,7 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
   });
 
   test("a lite pull consumer sends its SQL92 selector in every pull and gets exactly the matches", async () => {
-    await createTopic(rb.namesrvAddr, "SqlLite");
+    await createTopic(rb, "SqlLite");
     await sendBatch(producer, "SqlLite", "m");
     await producer.send({ topic: "SqlLite", body: "end", properties: { a: "7" } });
     const consumer = await createLitePullConsumer({
@@ -150,7 +140,7 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
   });
 
   test("a broker restart mid-stream keeps the filter: the consumer goes on receiving only matches", async () => {
-    await createTopic(rb.namesrvAddr, "SqlRestart");
+    await createTopic(rb, "SqlRestart");
     const { consumer, bodies } = await consume(rb, "SqlRestartG", "SqlRestart", "a >= 8");
     try {
       await sendBatch(producer, "SqlRestart", "before");
@@ -176,7 +166,7 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
 
 test("with the property filter off (the default), an SQL92 consumer's start is refused", async () => {
   await using rb = await startRocketbun({ name: "rocketbun-sql-off" });
-  await createTopic(rb.namesrvAddr, "SqlOff");
+  await createTopic(rb, "SqlOff");
   const err = await consume(rb, "SqlOffG", "SqlOff", "a = 1").then(
     () => null,
     (e: unknown) => e,
