@@ -8,7 +8,7 @@ import { ExpressionType } from "../../src/protocol/body/subscription.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
-import { compileCached } from "./compile-cache.ts";
+import { consumerFiltersOf } from "./message-filters.ts";
 
 interface CheckClientRequestBody {
   subscriptionData?: { expressionType?: unknown; subString?: unknown } | null;
@@ -34,7 +34,10 @@ export function checkClientConfig(ctx: BrokerContext, body: Uint8Array | null | 
       `The broker does not support consumer to filter message by ${type}`,
     );
   }
-  const compiled = compileCached(type, typeof sub.subString === "string" ? sub.subString : "");
+  const compiled = consumerFiltersOf(ctx).compiler.compile(
+    type,
+    typeof sub.subString === "string" ? sub.subString : "",
+  );
   if (!compiled.ok) return RemotingCommand.response(ResponseCode.SUBSCRIPTION_PARSE_FAILED, compiled.remark);
   return RemotingCommand.response(ResponseCode.SUCCESS);
 }

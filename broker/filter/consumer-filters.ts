@@ -10,7 +10,7 @@ import type { Logger } from "../../src/log.ts";
 import { ExpressionType, type SubscriptionData } from "../../src/protocol/body/subscription.ts";
 import type { Sql92Filter } from "../../src/protocol/filter/index.ts";
 import { ConfigTable, type ConfigTableOptions } from "../metadata/config-table.ts";
-import { compileCached } from "./compile-cache.ts";
+import { CompileCache } from "./compile-cache.ts";
 
 /** Java's filterDataCleanTimeSpan: a dead group's filter is kept this long. */
 export const FILTER_DATA_DEAD_MS = 24 * 3600 * 1000;
@@ -42,6 +42,8 @@ interface FileEntry {
 export class ConsumerFilters extends ConfigTable {
   /** topic → group → filter data. */
   private readonly byTopic = new Map<string, Map<string, ConsumerFilterData>>();
+  /** Compiled expressions of this broker: the registry's, and those pulls and POPs carry. */
+  readonly compiler = new CompileCache();
 
   constructor(storePathRootDir: string, log: Logger, now?: () => number, options?: ConfigTableOptions) {
     super(join(storePathRootDir, "config", "consumerFilter.json"), log, now, options);
@@ -77,7 +79,15 @@ export class ConsumerFilters extends ConfigTable {
       this.markDirty();
       return;
     }
-    const built = build(group, sub.topic, sub.subString, sub.expressionType, sub.subVersion, this.now());
+    const built = build(
+      this.compiler,
+      group,
+      sub.topic,
+      sub.subString,
+      sub.expressionType,
+      sub.subVersion,
+      this.now(),
+    );
     if (!built) {
       if (old) this.remove(sub.topic, group);
       this.log.warn(
@@ -136,6 +146,7 @@ export class ConsumerFilters extends ConfigTable {
       for (const [group, e] of Object.entries(byGroup?.groupFilterData ?? {})) {
         if (typeof e?.expression !== "string" || typeof e.expressionType !== "string") continue;
         const data = build(
+          this.compiler,
           group,
           topic,
           e.expression,
@@ -173,6 +184,7 @@ export class ConsumerFilters extends ConfigTable {
 }
 
 function build(
+  compiler: CompileCache,
   group: string,
   topic: string,
   expression: string,
@@ -180,7 +192,7 @@ function build(
   clientVersion: number,
   bornTime: number,
 ): ConsumerFilterData | undefined {
-  const compiled = compileCached(expressionType, expression);
+  const compiled = compiler.compile(expressionType, expression);
   if (!compiled.ok) return undefined;
   return {
     consumerGroup: group,

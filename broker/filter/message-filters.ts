@@ -13,7 +13,6 @@ import { RemotingError } from "../../src/remoting/errors.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import type { MessageFilter } from "../store/message-store.ts";
-import { compileCached } from "./compile-cache.ts";
 import { ConsumerFilters } from "./consumer-filters.ts";
 import { recordPropertyLookup } from "./record-properties.ts";
 
@@ -110,16 +109,16 @@ export function pullSqlFilter(
     const data = consumerFiltersOf(ctx).get(sub.topic, group);
     if (data) return sqlMessageFilter(data.compiled);
   }
-  return compiledOrRefused(sub.expressionType, sub.subString);
+  return compiledOrRefused(ctx, sub.expressionType, sub.subString);
 }
 
 /** POP's filter for a non-TAG `expType` (POP ignores enablePropertyFilter, §C.2). */
-export function popSqlFilter(expType: string, exp: string): MessageFilter {
-  return compiledOrRefused(expType, exp);
+export function popSqlFilter(ctx: BrokerContext, expType: string, exp: string): MessageFilter {
+  return compiledOrRefused(ctx, expType, exp);
 }
 
-function compiledOrRefused(expressionType: string, expression: string): MessageFilter {
-  const c = compileCached(expressionType, expression);
+function compiledOrRefused(ctx: BrokerContext, expressionType: string, expression: string): MessageFilter {
+  const c = consumerFiltersOf(ctx).compiler.compile(expressionType, expression);
   if (!c.ok)
     throw new RemotingError(ResponseCode.SUBSCRIPTION_PARSE_FAILED, `${PARSE_FAILED_REMARK}: ${c.remark}`);
   return sqlMessageFilter(c.filter);

@@ -51,7 +51,7 @@ export function createPopProcessor(ctx: BrokerContext) {
     const sub = check(ctx, h, rc);
     const filter: MessageFilter | undefined =
       sub.expressionType !== ExpressionType.TAG
-        ? popSqlFilter(sub.expressionType, sub.subString)
+        ? popSqlFilter(ctx, sub.expressionType, sub.subString)
         : sub.subString === "*"
           ? undefined
           : { isMatchedByConsumeQueue: (c) => matchesTagsCode(sub, c) };
