@@ -245,8 +245,8 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       if (config.limits.rebalanceLockReleaseOnClose) locks.connectionClosed(conn);
     });
   }
-  store.onMessageArrived((topic, queueId, logicOffset, tagsCode) =>
-    longPoll.notifyMessageArriving(topic, queueId, logicOffset, tagsCode),
+  store.onMessageArrived((topic, queueId, logicOffset, tagsCode, _storeTimestamp, properties) =>
+    longPoll.notifyMessageArriving(topic, queueId, logicOffset, tagsCode, properties),
   );
   clients.onConsumerGroupChanged = (group) => {
     const config = groups.get(group.groupName);

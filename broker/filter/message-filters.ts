@@ -8,7 +8,7 @@ import {
   ExpressionType,
   type SubscriptionData,
 } from "../../src/protocol/body/subscription.ts";
-import type { Sql92Filter } from "../../src/protocol/filter/index.ts";
+import { lookupIn, type Sql92Filter } from "../../src/protocol/filter/index.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
@@ -31,12 +31,30 @@ export function consumerFiltersOf(ctx: BrokerContext): ConsumerFilters {
   return r;
 }
 
+/** A MessageFilter evaluating an SQL92 expression; `sql` also judges an arriving message's properties. */
+interface SqlMessageFilter extends MessageFilter {
+  readonly sql: Sql92Filter;
+}
+
 /** A filter that reads only the stored record's properties (the consume queue cannot decide). */
-export function sqlMessageFilter(f: Sql92Filter): MessageFilter {
+export function sqlMessageFilter(f: Sql92Filter): SqlMessageFilter {
   return {
+    sql: f,
     isMatchedByConsumeQueue: () => true,
     isMatchedByCommitLog: (record) => f.matches(recordPropertyLookup(record)),
   };
+}
+
+/**
+ * Whether a held pull should wake for a message with these properties (spec §C.6: long polling
+ * re-checks the waiter's filter on the arriving message). True when unknown or not SQL92.
+ */
+export function arrivalMatches(
+  filter: MessageFilter | undefined,
+  properties: ReadonlyMap<string, string> | undefined,
+): boolean {
+  if (!filter || !properties || !("sql" in filter)) return true;
+  return (filter as SqlMessageFilter).sql.matches(lookupIn(properties));
 }
 
 function isSql(sub: SubscriptionData | null): sub is SubscriptionData {

@@ -21,6 +21,7 @@ import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import {
+  arrivalMatches,
   checkRegisteredFilter,
   pullSqlFilter,
   SQL92_DISABLED_REMARK,
@@ -65,7 +66,8 @@ export function createPullProcessor(ctx: BrokerContext) {
         offset: h.queueOffset,
         deadline: Date.now() + holdMs,
         bytes: heldPullBytes(request),
-        matches: (tagsCode) => tagsCode === undefined || matchesTagsCode(sub, tagsCode),
+        matches: (tagsCode, properties) =>
+          (tagsCode === undefined || matchesTagsCode(sub, tagsCode)) && arrivalMatches(filter, properties),
         wake: () => {
           budgetedRead(ctx, rc.connection, h, filter).then(
             (again) => rc.reply(answer(again)),

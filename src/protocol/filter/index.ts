@@ -40,7 +40,11 @@ export function compileSql92(expression: string): Sql92Filter {
 export function lookupIn(
   props: ReadonlyMap<string, string> | Readonly<Record<string, string>>,
 ): PropertyLookup {
-  if (props instanceof Map) return (name) => props.get(name);
+  // Any ReadonlyMap (the broker's PropertiesView is one without being a Map).
+  if (typeof (props as ReadonlyMap<string, string>).get === "function") {
+    const map = props as ReadonlyMap<string, string>;
+    return (name) => map.get(name);
+  }
   const rec = props as Readonly<Record<string, string>>;
   return (name) => (Object.hasOwn(rec, name) ? rec[name] : undefined);
 }
