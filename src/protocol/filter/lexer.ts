@@ -165,16 +165,20 @@ export class Lexer {
     }
     if (isDigit(c) || (c === 46 && isDigit(s.charCodeAt(start + 1)))) return this.number(start);
     if (c === 39) {
+      // Longest match as JavaCC's automaton finds it: every quote may close the literal; a quote
+      // right after it makes the pair an escaped quote and the literal goes on. If the input
+      // ends inside the literal, the token is the longest prefix that was closed.
       let end = start + 1;
+      let closed = -1;
       for (;;) {
         const q = s.indexOf("'", end);
-        if (q < 0) throw this.lexicalError(line, column, s.slice(start), true);
-        if (s.charCodeAt(q + 1) === 39) {
-          end = q + 2;
-          continue;
-        }
-        return { kind: Tok.STRING, n: q + 1 - start };
+        if (q < 0) break;
+        closed = q + 1;
+        if (s.charCodeAt(q + 1) !== 39) break;
+        end = q + 2;
       }
+      if (closed < 0) throw this.lexicalError(line, column, s.slice(start), true);
+      return { kind: Tok.STRING, n: closed - start };
     }
     const d = s.charCodeAt(start + 1);
     switch (c) {

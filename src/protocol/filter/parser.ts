@@ -177,9 +177,13 @@ class Parser {
       }
       let not = false;
       if (op.kind === Tok.NOT) {
-        // NOT here only with a second token that makes it an operator (Java's LOOKAHEAD(2)).
-        const second = this.peek(1).kind;
-        if (!STRING_OPS.has(second) && second !== Tok.BETWEEN && second !== Tok.IN) return left;
+        // JavaCC enters this loop on NOT alone (its loop decision looks one token ahead), so a
+        // NOT after an operand must start NOT CONTAINS/STARTSWITH/ENDSWITH/BETWEEN/IN: `a NOT x`
+        // is a parse error, not `a` with ignored tokens (checked against RocketMQ's parser).
+        const second = this.peek(1);
+        if (!STRING_OPS.has(second.kind) && second.kind !== Tok.BETWEEN && second.kind !== Tok.IN) {
+          throw this.unexpected(second, [Tok.CONTAINS, Tok.STARTSWITH, Tok.ENDSWITH, Tok.BETWEEN, Tok.IN]);
+        }
         this.take();
         not = true;
       }

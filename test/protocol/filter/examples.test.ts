@@ -86,6 +86,9 @@ const PARSE_ERRORS: [id: number, expression: string][] = [
   [52, "a != 'x'"],
   [53, "a.b = 'x'"],
   [59, "a IN (1, 2)"],
+  // Found against RocketMQ's parser (java-oracle.test.ts): NOT after an operand must start an operator.
+  [0, "a NOT x"],
+  [0, "TRUE NOT"],
 ];
 
 describe("spec §C.8 examples", () => {
@@ -152,6 +155,9 @@ describe("spec §C.5 short-circuit and coercion", () => {
     ["a = 007", { a: "0" }, true],
     ["a = 5L", { a: "5" }, true],
     ["a not between 10 and 0", { a: "5" }, true],
+    // Longest match of an unterminated string: the literal ends at its last closing quote and the
+    // unterminated rest is never lexed (found against RocketMQ's parser).
+    ["NOT b 'u v '' w", { b: "x" }, true],
   ];
   for (const [expression, props, matches] of cases) {
     test(`${JSON.stringify(expression)} with ${JSON.stringify(props)} ${matches ? "matches" : "does not match"}`, () => {
