@@ -86,32 +86,51 @@ function isSpace(c: number): boolean {
 
 export class Lexer {
   private pos = 0;
+  // JavaCC's SimpleCharStream state: a character after CR or LF starts the next line, so a line
+  // end belongs to the line it ends.
   private line = 1;
   private column = 0;
-  /** The position of the last character read, as JavaCC reports an <EOF> token. */
+  private prevLF = false;
+  private prevCR = false;
+  /** The position of the last character read, where JavaCC reports an <EOF> token. */
   private lastLine = 1;
   private lastColumn = 0;
 
   constructor(private readonly src: string) {}
 
-  /** Advances over `n` characters, keeping line and column as JavaCC's SimpleCharStream does. */
-  private advance(n: number): void {
-    for (let i = 0; i < n; i++) {
-      const c = this.src.charCodeAt(this.pos++);
-      if (c === 10 && this.src.charCodeAt(this.pos - 2) === 13) {
-        // The LF of a CRLF: the CR already started the new line.
-        this.column = 0;
-      } else if (c === 10 || c === 13) {
+  private step(c: number): void {
+    this.column++;
+    if (this.prevLF) {
+      this.prevLF = false;
+      this.line++;
+      this.column = 1;
+    } else if (this.prevCR) {
+      this.prevCR = false;
+      if (c !== 10) {
         this.line++;
-        this.column = 0;
-      } else if (c === 9) {
-        this.column += TAB_SIZE - (this.column % TAB_SIZE);
-      } else {
-        this.column++;
+        this.column = 1;
       }
-      this.lastLine = this.line;
-      this.lastColumn = c === 10 || c === 13 ? 0 : this.column;
     }
+    if (c === 13) this.prevCR = true;
+    else if (c === 10) this.prevLF = true;
+    else if (c === 9) this.column += TAB_SIZE - 1 - ((this.column - 1) % TAB_SIZE);
+    this.lastLine = this.line;
+    this.lastColumn = this.column;
+  }
+
+  private advance(n: number): void {
+    for (let i = 0; i < n; i++) this.step(this.src.charCodeAt(this.pos++));
+  }
+
+  /** The line and column JavaCC gives the character at `at` (not before the current one). */
+  private positionAt(at: number): [number, number] {
+    const saved = [this.pos, this.line, this.column, this.lastLine, this.lastColumn] as const;
+    const [lf, cr] = [this.prevLF, this.prevCR];
+    this.advance(at + 1 - this.pos);
+    const where: [number, number] = [this.lastLine, this.lastColumn];
+    [this.pos, this.line, this.column, this.lastLine, this.lastColumn] = saved;
+    [this.prevLF, this.prevCR] = [lf, cr];
+    return where;
   }
 
   /** Skips whitespace and comments; a `--` comment needs its line end, else it is two minus signs. */
@@ -143,20 +162,19 @@ export class Lexer {
       return { kind: Tok.EOF, image: "<EOF>", line: this.lastLine, column: this.lastColumn };
     }
     const start = this.pos;
-    const c = s.charCodeAt(start);
-    // The position of the token's first character.
-    const startLine = this.line;
-    const startColumn = this.column + 1;
-    const len = this.lengthAt(start, c, startLine, startColumn);
+    const len = this.lengthAt(start, s.charCodeAt(start));
     const image = s.slice(start, start + len.n);
-    this.advance(len.n);
+    this.advance(1);
+    const startLine = this.lastLine;
+    const startColumn = this.lastColumn;
+    this.advance(len.n - 1);
     let kind = len.kind;
     if (kind === Tok.ID) kind = KEYWORDS.get(image.toUpperCase()) ?? Tok.ID;
     return { kind, image, line: startLine, column: startColumn };
   }
 
   /** The kind and length of the longest token at `start` (JavaCC's longest-match rule). */
-  private lengthAt(start: number, c: number, line: number, column: number): { kind: Tok; n: number } {
+  private lengthAt(start: number, c: number): { kind: Tok; n: number } {
     const s = this.src;
     if (isIdStart(c)) {
       let end = start + 1;
@@ -177,7 +195,7 @@ export class Lexer {
         if (s.charCodeAt(q + 1) !== 39) break;
         end = q + 2;
       }
-      if (closed < 0) throw this.lexicalError(line, column, s.slice(start), true);
+      if (closed < 0) throw this.lexicalError(start, s.length - 1);
       return { kind: Tok.STRING, n: closed - start };
     }
     const d = s.charCodeAt(start + 1);
@@ -200,7 +218,10 @@ export class Lexer {
       case 45:
         return { kind: Tok.MINUS, n: 1 };
     }
-    throw this.lexicalError(line, column, "", false, c);
+    // `.` and `/` may start a longer token (`.5`, `/*`): JavaCC reads one more character first.
+    const readTo = (c === 46 || c === 47) && start + 1 < s.length ? start + 1 : start;
+    // An unclosed `/*` comment is read to the end of the input.
+    throw this.lexicalError(start, c === 47 && d === 42 ? s.length - 1 : readTo);
   }
 
   /**
@@ -241,8 +262,23 @@ export class Lexer {
     return end - at;
   }
 
-  private lexicalError(line: number, column: number, after: string, eof: boolean, c = 0): FilterParseError {
-    // Bounded: the text after may be the rest of a hostile 64 KiB expression.
+  /**
+   * JavaCC's TokenMgrError: the position is that of the last character the automaton read
+   * (`lastRead`), one column on when the input ends right after it.
+   */
+  private lexicalError(start: number, lastRead: number): FilterParseError {
+    const s = this.src;
+    let [line, column] = this.positionAt(lastRead);
+    const c = s.charCodeAt(lastRead);
+    const eof = lastRead + 1 >= s.length;
+    if (eof && (c === 10 || c === 13)) {
+      line++;
+      column = 0;
+    } else if (eof) {
+      column++;
+    }
+    // Bounded: the text may be the rest of a hostile 64 KiB expression.
+    let after = s.slice(start, eof ? s.length : lastRead);
     if (after.length > ERROR_CONTEXT_CHARS) after = `${after.slice(0, ERROR_CONTEXT_CHARS)}...`;
     const seen = eof ? "<EOF> " : `${JSON.stringify(String.fromCharCode(c))} (${c}), `;
     return new FilterParseError(

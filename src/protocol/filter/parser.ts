@@ -42,6 +42,8 @@ class Parser {
   private readonly ahead: Token[] = [];
   private nesting = 0;
   private readonly depths = new WeakMap<Node, number>();
+  /** Errors of the grammar itself (not of the checks), for the `+` lookahead rule. */
+  private readonly syntaxErrors = new WeakSet<FilterParseError>();
 
   constructor(src: string) {
     this.lexer = new Lexer(src);
@@ -68,12 +70,14 @@ class Parser {
   private unexpected(t: Token, expected: readonly string[]): FilterParseError {
     const image = t.kind === Tok.EOF ? "<EOF>" : clip(t.image);
     const wanted = expected.length === 1 ? "Was expecting:" : "Was expecting one of:";
-    return new FilterParseError(
+    const err = new FilterParseError(
       JavaFilterError.PARSE,
       `Encountered "${image}" at line ${t.line}, column ${t.column}. ${wanted} ${expected.join(", ")}`,
       t.line,
       t.column,
     );
+    this.syntaxErrors.add(err);
+    return err;
   }
 
   /** A tree node, refused when it would make the tree deeper than SQL92_TREE_DEPTH_MAX. */
@@ -115,7 +119,11 @@ class Parser {
     const first = this.peek();
     const left = this.andExpr();
     if (this.peek().kind !== Tok.OR) return left;
-    const terms = [this.asBoolean(left, first)];
+    // Java checks both operands once the second is parsed: a syntax error in it comes first.
+    this.take();
+    const second = this.peek();
+    const right = this.andExpr();
+    const terms = [this.asBoolean(left, first), this.asBoolean(right, second)];
     while (this.peek().kind === Tok.OR) {
       this.take();
       const at = this.peek();
@@ -128,7 +136,11 @@ class Parser {
     const first = this.peek();
     const left = this.equality();
     if (this.peek().kind !== Tok.AND) return left;
-    const terms = [this.asBoolean(left, first)];
+    // Java checks both operands once the second is parsed: a syntax error in it comes first.
+    this.take();
+    const second = this.peek();
+    const right = this.equality();
+    const terms = [this.asBoolean(left, first), this.asBoolean(right, second)];
     while (this.peek().kind === Tok.AND) {
       this.take();
       const at = this.peek();
@@ -182,7 +194,8 @@ class Parser {
         // is a parse error, not `a` with ignored tokens (checked against RocketMQ's parser).
         const second = this.peek(1);
         if (!STRING_OPS.has(second.kind) && second.kind !== Tok.BETWEEN && second.kind !== Tok.IN) {
-          throw this.unexpected(second, [Tok.CONTAINS, Tok.STARTSWITH, Tok.ENDSWITH, Tok.BETWEEN, Tok.IN]);
+          // Java reports the NOT itself: it is the token no alternative of the loop accepts.
+          throw this.unexpected(op, [Tok.CONTAINS, Tok.STARTSWITH, Tok.ENDSWITH, Tok.BETWEEN, Tok.IN]);
         }
         this.take();
         not = true;
@@ -266,7 +279,17 @@ class Parser {
     if (t.kind !== Tok.PLUS && t.kind !== Tok.MINUS && t.kind !== Tok.NOT) return this.primary();
     this.enter(t);
     this.take();
-    const operand = this.unary();
+    let operand: Node;
+    try {
+      operand = this.unary();
+    } catch (err) {
+      // Java takes `+` only if a whole unary expression follows (a syntactic lookahead); if not,
+      // the `+` itself is the token it reports.
+      if (t.kind === Tok.PLUS && err instanceof FilterParseError && this.syntaxErrors.has(err)) {
+        throw this.unexpected(t, PRIMARY_STARTS);
+      }
+      throw err;
+    }
     this.nesting--;
     // Unary plus is the operand itself (a literal stays a literal for the checks).
     if (t.kind === Tok.PLUS) return operand;

@@ -206,11 +206,11 @@ describe("spec §C.4 compile-time checks", () => {
     ],
     [
       "a = 'x\nAND b = \"",
-      "org.apache.rocketmq.filter.parser.TokenMgrError: Lexical error at line 1, column 5.",
+      "org.apache.rocketmq.filter.parser.TokenMgrError: Lexical error at line 2, column 10.",
     ],
     [
       "a = 'x'\nAND b = \"",
-      "org.apache.rocketmq.filter.parser.TokenMgrError: Lexical error at line 2, column 9.",
+      "org.apache.rocketmq.filter.parser.TokenMgrError: Lexical error at line 2, column 10.",
     ],
     [
       "a = 'x'\n\tAND b == 1",
