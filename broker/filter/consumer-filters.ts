@@ -12,6 +12,9 @@ import type { Sql92Filter } from "../../src/protocol/filter/index.ts";
 import { ConfigTable, type ConfigTableOptions } from "../metadata/config-table.ts";
 import { CompileCache } from "./compile-cache.ts";
 
+/** Failed subscriptions remembered so each is warned about once; forgotten all at once beyond. */
+const WARNED_MAX = 10_000;
+
 /** Java's filterDataCleanTimeSpan: a dead group's filter is kept this long. */
 export const FILTER_DATA_DEAD_MS = 24 * 3600 * 1000;
 
@@ -42,6 +45,8 @@ interface FileEntry {
 export class ConsumerFilters extends ConfigTable {
   /** topic → group → filter data. */
   private readonly byTopic = new Map<string, Map<string, ConsumerFilterData>>();
+  /** Subscriptions already warned about as not compiling. */
+  private readonly warned = new Set<string>();
   /** Compiled expressions of this broker: the registry's, and those pulls and POPs carry. */
   readonly compiler = new CompileCache();
 
@@ -90,6 +95,11 @@ export class ConsumerFilters extends ConfigTable {
     );
     if (!built) {
       if (old) this.remove(sub.topic, group);
+      // Every heartbeat repeats the subscription: one warning per (topic, group, version).
+      const key = `${sub.topic}\u0000${group}\u0000${sub.subVersion}`;
+      if (this.warned.has(key)) return;
+      if (this.warned.size >= WARNED_MAX) this.warned.clear();
+      this.warned.add(key);
       this.log.warn(
         { group, topic: sub.topic, expression: sub.subString.slice(0, 200) },
         "a consumer's SQL92 subscription does not compile; its pulls answer FILTER_DATA_NOT_EXIST",
