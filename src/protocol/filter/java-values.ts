@@ -44,10 +44,38 @@ function toLong(s: string): bigint {
 
 /**
  * Double.valueOf(String): Java trims characters up to U+0020, then accepts a sign, `NaN`,
- * `Infinity`, or decimal digits with an optional point and exponent and an optional f/F/d/D
- * suffix. (Hex floats are accepted by Java too; they are rare in properties and refused here.)
+ * `Infinity`, decimal digits with an optional point and exponent, or a hex float (`0x1.8p1`),
+ * each number with an optional f/F/d/D suffix.
  */
 const DOUBLE_TEXT = /^[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)$/;
+const HEX_DOUBLE_TEXT = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)[fFdD]?$/;
+
+/** `m × 2^e` without the underflow or overflow of computing 2^e alone. */
+function scaleByPowerOfTwo(m: number, e: number): number {
+  let v = m;
+  let k = e;
+  while (k > 1000) {
+    v *= 2 ** 1000;
+    k -= 1000;
+  }
+  while (k < -1000) {
+    v *= 2 ** -1000;
+    k += 1000;
+  }
+  return v * 2 ** k;
+}
+
+/** A hex float's value, or undefined if `t` is not one (Java needs a digit and the `p` exponent). */
+function hexDouble(t: string): number | undefined {
+  const m = HEX_DOUBLE_TEXT.exec(t);
+  if (!m) return undefined;
+  const [, sign, whole = "", fraction = "", exponent = "0"] = m;
+  if (whole.length + fraction.length === 0) return undefined;
+  // Exponents beyond any double's reach are clamped: the value is then 0 or Infinity anyway.
+  const exp = Math.max(-100_000, Math.min(100_000, Number(exponent))) - 4 * fraction.length;
+  const v = scaleByPowerOfTwo(Number(BigInt(`0x${whole}${fraction}`)), exp);
+  return sign === "-" ? -v : v;
+}
 
 export function javaTrim(s: string): string {
   let a = 0;
@@ -59,7 +87,11 @@ export function javaTrim(s: string): string {
 
 export function toDouble(s: string): number {
   const t = javaTrim(s);
-  if (!DOUBLE_TEXT.test(t)) throw new FilterEvalError(`For input string: "${s}"`);
+  if (!DOUBLE_TEXT.test(t)) {
+    const hex = hexDouble(t);
+    if (hex === undefined) throw new FilterEvalError(`For input string: "${s}"`);
+    return hex;
+  }
   const last = t.charCodeAt(t.length - 1);
   // f, F, d, D: a type suffix, not part of the number.
   const body = last === 102 || last === 70 || last === 100 || last === 68 ? t.slice(0, -1) : t;

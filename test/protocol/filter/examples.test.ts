@@ -126,6 +126,12 @@ describe("spec §C.5 short-circuit and coercion", () => {
     ["a > 1.0", { a: "NaN" }, true],
     ["a < 1.0", { a: "NaN" }, false],
     ["a = 3.0", { a: "" }, false],
+    // hex floats as Double.valueOf reads them (values checked against the JDK).
+    ["a = 3.0", { a: "0x1.8p1" }, true],
+    ["a = 8.0", { a: " 0x1p3f " }, true],
+    ["a < 1.0", { a: "0x1p-1075" }, true],
+    ["a > 1.0E308", { a: "0x1.fffffffffffff8p1023" }, true],
+    ["a = 16.0", { a: "0x10" }, false],
     // int vs long vs double widening.
     ["3 = 3.0", NONE, true],
     ["2147483648 > 3", NONE, true],
