@@ -5,6 +5,7 @@
  * broker's code and remark, and a broker restart mid-stream keeps the filter.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Consumer as AliConsumer } from "ali-ons";
 import {
   createAdmin,
   createLitePullConsumer,
@@ -17,6 +18,7 @@ import {
 } from "../../src/client/index.ts";
 import { ResponseCode } from "../../src/remoting/index.ts";
 import { createRoutedTopic } from "../integration/harness.ts";
+import { ALI_ONS_LOCAL } from "../support/ali-ons.ts";
 import { type StartedRocketbun, startRocketbun, waitFor } from "../support/rocketbun-child.ts";
 import { silent } from "../support/silent.ts";
 
@@ -136,6 +138,34 @@ describe("SQL92 subscriptions against rocketbun start with enablePropertyFilter=
       expect(bodies).toEqual(["m7", "m8", "m9", "end"]);
     } finally {
       await consumer.shutdown();
+    }
+  });
+
+  test("an ali-ons consumer subscribing with SQL92 gets exactly the matches (its pulls carry the expression)", async () => {
+    await createTopic(rb, "SqlAli");
+    await sendBatch(producer, "SqlAli", "m");
+    await producer.send({ topic: "SqlAli", body: "end", tags: "TagB", properties: { a: "1" } });
+    const consumer = new AliConsumer({
+      ...ALI_ONS_LOCAL,
+      nameSrv: rb.namesrvAddr,
+      consumerGroup: "SqlAliG",
+      consumeFromWhere: "CONSUME_FROM_FIRST_OFFSET",
+      brokerSuspendMaxTimeMillis: 1000,
+    });
+    const bodies: string[] = [];
+    consumer.subscribe(
+      "SqlAli",
+      { expressionType: "SQL92", subString: "TAGS = 'TagB' AND a < 4" },
+      async (msg: { body: Buffer }) => {
+        bodies.push(msg.body.toString());
+      },
+    );
+    await consumer.ready();
+    try {
+      await waitFor("the end marker", () => bodies.includes("end"), 30_000);
+      expect([...new Set(bodies)].sort()).toEqual(["end", "m1", "m3"]);
+    } finally {
+      await consumer.close();
     }
   });
 
