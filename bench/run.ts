@@ -12,6 +12,7 @@ const all = [
   "namesrv",
   "store",
   "broker",
+  "filter",
   "client",
   "retry",
   "transactions",

@@ -21,6 +21,7 @@ import { RequestCode } from "../src/remoting/request-code.ts";
 import { ServerResources } from "../src/remoting/server-resources.ts";
 import type { ServerTlsOptions } from "../src/remoting/tls-options.ts";
 import type { BrokerContext } from "./context.ts";
+import { consumerFiltersOf, startFilterSweep } from "./filter/message-filters.ts";
 import { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
 import { DelayOffsets } from "./metadata/delay-offsets.ts";
 import { SubscriptionGroups } from "./metadata/subscription-groups.ts";
@@ -270,8 +271,8 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       if (config.limits.rebalanceLockReleaseOnClose) locks.connectionClosed(conn);
     });
   }
-  store.onMessageArrived((topic, queueId, logicOffset, tagsCode) =>
-    longPoll.notifyMessageArriving(topic, queueId, logicOffset, tagsCode),
+  store.onMessageArrived((topic, queueId, logicOffset, tagsCode, _storeTimestamp, properties) =>
+    longPoll.notifyMessageArriving(topic, queueId, logicOffset, tagsCode, properties),
   );
   clients.onConsumerGroupChanged = (group) => {
     const config = groups.get(group.groupName);
@@ -310,7 +311,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       await ownAcl?.open();
       ownAcl?.startWatching();
       await store.open();
-      await Promise.all([groups.load(), offsets.load()]);
+      await Promise.all([groups.load(), offsets.load(), consumerFiltersOf(ctx).load()]);
       await topics.load();
       for (const s of services) await s.start();
       await server.start();
@@ -347,6 +348,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       offsets.startPersisting(bc.flushConsumerOffsetInterval);
       groups.startPersisting(bc.flushConsumerOffsetInterval);
       topicConfigs.startPersisting(bc.flushConsumerOffsetInterval);
+      startFilterSweep(ctx, bc.flushConsumerOffsetInterval, timers);
       const scan = setInterval(
         () => clients.scanExpired(Date.now(), bc.channelExpiredTimeout),
         CLIENT_SCAN_INTERVAL_MS,
@@ -372,6 +374,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
         offsets.shutdown(),
         groups.shutdown(),
         topicConfigs.shutdown(),
+        consumerFiltersOf(ctx).shutdown(),
         runtimeChanges.close(),
       ]);
       await store.shutdown();

@@ -39,6 +39,7 @@ export function sendRequest(
   queueId: number,
   body: Uint8Array = BODY,
   batch = false,
+  properties = encodeProperties(new Map([["TAGS", "bench"]])),
 ): RemotingCommand {
   const ext = SendMessageRequestHeaderV2.encode({
     producerGroup: "BENCH_PG",
@@ -49,7 +50,7 @@ export function sendRequest(
     sysFlag: 0,
     bornTimestamp: Date.now(),
     flag: 0,
-    properties: encodeProperties(new Map([["TAGS", "bench"]])),
+    properties,
     reconsumeTimes: 0,
     unitMode: false,
     ...(batch ? { batch: true } : {}),

@@ -3,7 +3,6 @@
  * GET_CONSUMER_LIST_BY_GROUP (38), CHECK_CLIENT_CONFIG (46).
  */
 import { parseHeartbeat } from "../../src/protocol/body/heartbeat.ts";
-import { ExpressionType } from "../../src/protocol/body/subscription.ts";
 import {
   GetConsumerListByGroupRequestHeader,
   UnregisterClientRequestHeader,
@@ -15,6 +14,8 @@ import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { checkClientConfig } from "../filter/check-client-config.ts";
+import { registerHeartbeatFilters } from "../filter/message-filters.ts";
 import { retryTopicOf } from "../topics/topic-validator.ts";
 
 const encoder = new TextEncoder();
@@ -62,6 +63,7 @@ export function clientManageProcessors(ctx: BrokerContext): ProcessorTableEntry[
             consumeFromWhere: consumer.consumeFromWhere,
             subscriptions: consumer.subscriptionDataSet,
           });
+          registerHeartbeatFilters(ctx, consumer.groupName, consumer.subscriptionDataSet);
         }
         for (const producer of hb.producerDataSet) ctx.clients.registerProducer(producer.groupName, channel);
         return RemotingCommand.response(ResponseCode.SUCCESS);
@@ -95,25 +97,6 @@ export function clientManageProcessors(ctx: BrokerContext): ProcessorTableEntry[
         );
       },
     ],
-    [
-      RequestCode.CHECK_CLIENT_CONFIG,
-      (req) => {
-        // Body: {"group":..,"subscriptionData":{expressionType,..}}; only TAG filtering is served.
-        let type: string = ExpressionType.TAG;
-        try {
-          const body = JSON.parse(new TextDecoder().decode(req.body ?? new Uint8Array()));
-          type = body?.subscriptionData?.expressionType ?? ExpressionType.TAG;
-        } catch {
-          return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "bad CheckClientRequestBody");
-        }
-        if (type !== ExpressionType.TAG && !ctx.brokerConfig.enablePropertyFilter) {
-          return RemotingCommand.response(
-            ResponseCode.SYSTEM_ERROR,
-            "The broker does not support consumer to filter message by SQL92",
-          );
-        }
-        return RemotingCommand.response(ResponseCode.SUCCESS);
-      },
-    ],
+    [RequestCode.CHECK_CLIENT_CONFIG, (req) => checkClientConfig(ctx, req.body)],
   ];
 }

@@ -25,6 +25,7 @@ import { RemotingError } from "../../src/remoting/errors.ts";
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { popSqlFilter } from "../filter/message-filters.ts";
 import { type PopService, popServiceOf } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { ReadCharge } from "./pop-budget.ts";
@@ -55,7 +56,11 @@ export function createPopProcessor(ctx: BrokerContext) {
     }
     const sub = check(ctx, h, rc);
     const filter: MessageFilter | undefined =
-      sub.subString === "*" ? undefined : { isMatchedByConsumeQueue: (c) => matchesTagsCode(sub, c) };
+      sub.expressionType !== ExpressionType.TAG
+        ? popSqlFilter(ctx, sub.expressionType, sub.subString)
+        : sub.subString === "*"
+          ? undefined
+          : { isMatchedByConsumeQueue: (c) => matchesTagsCode(sub, c) };
     const deadline = h.bornTime + h.pollTime - DEADLINE_MARGIN_MS;
 
     const run = async (mayPark: boolean): Promise<RemotingCommand | null> => {
@@ -164,11 +169,8 @@ function check(ctx: BrokerContext, h: PopHeader, rc: RequestContext): Subscripti
   }
   checkTopicAndGroup(ctx, rc, h.topic, h.queueId, h.consumerGroup);
   if (h.expType && h.expType !== ExpressionType.TAG && h.exp) {
-    // SQL92 filtering is not in this broker yet (spec Part C).
-    throw new RemotingError(
-      ResponseCode.SUBSCRIPTION_PARSE_FAILED,
-      "parse the consumer's subscription failed",
-    );
+    // Compiled by popSqlFilter (SUBSCRIPTION_PARSE_FAILED there); POP is not gated (spec §C.2).
+    return { ...buildSubscription(h.topic, "*", 0), subString: h.exp, expressionType: h.expType };
   }
   try {
     return buildSubscription(h.topic, h.exp ? h.exp : "*", 0);

@@ -4,7 +4,6 @@
  * matching message arrives or its hold ends, and answered through the request context.
  */
 import {
-  buildSubscription,
   ExpressionType,
   matchesTagsCode,
   type SubscriptionData,
@@ -21,6 +20,13 @@ import { REJECT_REQUEST_REMARK, RemotingError } from "../../src/remoting/errors.
 import type { RequestContext } from "../../src/remoting/processor-registry.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import {
+  arrivalMatches,
+  checkRegisteredFilter,
+  pullSqlFilter,
+  SQL92_DISABLED_REMARK,
+  subscriptionFromPullHeader,
+} from "../filter/message-filters.ts";
 import { heldPullBytes } from "../services/long-poll.ts";
 import type { MessageFilter } from "../store/message-store.ts";
 import { GetMessageStatus } from "../store/status.ts";
@@ -41,7 +47,8 @@ export function createPullProcessor(ctx: BrokerContext) {
   return async (request: RemotingCommand, rc: RequestContext): Promise<RemotingCommand | null> => {
     const h = PullMessageRequestHeader.decode(request.extFields);
     const sub = await checkAndResolveSubscription(ctx, h);
-    const filter = tagFilter(sub);
+    const fromHeader = (h.sysFlag & PullSysFlag.SUBSCRIPTION) !== 0;
+    const filter = pullSqlFilter(ctx, h.consumerGroup, sub, fromHeader) ?? tagFilter(sub);
     // Nobody is left to answer: reading would only make garbage (a budget eviction closed it).
     if (rc.connection.closed) return null;
     const outcome = await budgetedRead(ctx, rc.connection, h, filter);
@@ -59,7 +66,8 @@ export function createPullProcessor(ctx: BrokerContext) {
         offset: h.queueOffset,
         deadline: Date.now() + holdMs,
         bytes: heldPullBytes(request),
-        matches: (tagsCode) => tagsCode === undefined || matchesTagsCode(sub, tagsCode),
+        matches: (tagsCode, properties) =>
+          (tagsCode === undefined || matchesTagsCode(sub, tagsCode)) && arrivalMatches(filter, properties),
         wake: () => {
           budgetedRead(ctx, rc.connection, h, filter).then(
             (again) => rc.reply(answer(again)),
@@ -136,8 +144,7 @@ async function checkAndResolveSubscription(
   }
   let sub: SubscriptionData | null;
   if ((h.sysFlag & PullSysFlag.SUBSCRIPTION) !== 0) {
-    sub = buildSubscription(h.topic, h.subscription, h.subVersion);
-    if (h.expressionType && h.expressionType !== ExpressionType.TAG) sub.expressionType = h.expressionType;
+    sub = subscriptionFromPullHeader(h.topic, h.subscription, h.expressionType, h.subVersion);
   } else {
     const consumers = ctx.clients.consumerGroup(h.consumerGroup);
     if (!consumers) {
@@ -165,12 +172,10 @@ async function checkAndResolveSubscription(
         `the consumer's subscription not latest, group: ${h.consumerGroup}`,
       );
     }
+    checkRegisteredFilter(ctx, h.consumerGroup, sub, h.subVersion);
   }
   if (sub.expressionType !== ExpressionType.TAG && !ctx.brokerConfig.enablePropertyFilter) {
-    throw new RemotingError(
-      ResponseCode.SYSTEM_ERROR,
-      "The broker does not support consumer to filter message by SQL92",
-    );
+    throw new RemotingError(ResponseCode.SYSTEM_ERROR, SQL92_DISABLED_REMARK);
   }
   return sub;
 }

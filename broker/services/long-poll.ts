@@ -53,8 +53,11 @@ export interface HeldPull {
   readonly deadline: number;
   /** Bytes the pull pins while held (heldPullBytes); 0 charges nothing. */
   readonly bytes?: number;
-  /** Whether a message with this tags code would pass the pull's filter. */
-  matches(tagsCode: number | undefined): boolean;
+  /**
+   * Whether a message with this tags code (and these properties, for an SQL92 filter) would pass
+   * the pull's filter; either is undefined when unknown.
+   */
+  matches(tagsCode: number | undefined, properties?: ReadonlyMap<string, string>): boolean;
   /** Re-runs the pull without suspend or commit rights and answers the client. */
   wake(): void;
 }
@@ -112,13 +115,19 @@ export class LongPollService {
   }
 
   /** A message was dispatched: wake the pulls of that queue that it may satisfy. */
-  notifyMessageArriving(topic: string, queueId: number, maxOffset: number, tagsCode?: number): void {
+  notifyMessageArriving(
+    topic: string,
+    queueId: number,
+    maxOffset: number,
+    tagsCode?: number,
+    properties?: ReadonlyMap<string, string>,
+  ): void {
     if (this.byQueue.size === 0) return;
     const key = `${topic}@${queueId}`;
     const parked = this.byQueue.get(key);
     if (!parked) return;
     for (const entry of [...parked]) {
-      if (maxOffset > entry.pull.offset && entry.pull.matches(tagsCode)) this.release(key, entry);
+      if (maxOffset > entry.pull.offset && entry.pull.matches(tagsCode, properties)) this.release(key, entry);
     }
   }
 

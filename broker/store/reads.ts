@@ -68,6 +68,34 @@ export async function getMessageFrom(
   const n = Math.floor(units.length / CQ_UNIT_BYTES);
   if (n === 0) return result(GetMessageStatus.OFFSET_FOUND_NULL, offset, minOffset, maxOffset);
   const dv = new DataView(units.buffer, units.byteOffset, units.byteLength);
+  const commitLogFilter = filter?.isMatchedByCommitLog?.bind(filter);
+  const scan = commitLogFilter
+    ? await scanMatching(dv, n, log, maxMsgNums, maxBytes, filter!, commitLogFilter)
+    : await pickUnits(dv, n, log, maxMsgNums, maxBytes, filter);
+  const { messages, examined, removing } = scan;
+  const next = offset + examined;
+  if (messages.length > 0) return result(GetMessageStatus.FOUND, next, minOffset, maxOffset, messages);
+  const status = removing ? GetMessageStatus.MESSAGE_WAS_REMOVING : GetMessageStatus.NO_MATCHED_MESSAGE;
+  return result(status, next, minOffset, maxOffset);
+}
+
+interface Scan {
+  readonly messages: Uint8Array[];
+  /** Units consumed: the next offset is the read offset plus this. */
+  readonly examined: number;
+  /** A record was gone (below the commit log's minimum, or unreadable). */
+  readonly removing: boolean;
+}
+
+/** The units to read: all pass the consume-queue filter, until the batch or the byte limit is full. */
+async function pickUnits(
+  dv: DataView,
+  n: number,
+  log: LogView,
+  maxMsgNums: number,
+  maxBytes: number,
+  filter: MessageFilter | undefined,
+): Promise<Scan> {
   const picked: [number, number][] = [];
   let bytes = 0;
   let examined = 0;
@@ -90,13 +118,67 @@ export async function getMessageFrom(
   const records = picked.length > 0 ? await log.readRecords(picked) : [];
   const messages: Uint8Array[] = [];
   for (const r of records) {
-    if (!r) removing = true;
-    else if (!filter?.isMatchedByCommitLog || filter.isMatchedByCommitLog(r)) messages.push(r);
+    if (r) messages.push(r);
+    else removing = true;
   }
-  const next = offset + examined;
-  if (messages.length > 0) return result(GetMessageStatus.FOUND, next, minOffset, maxOffset, messages);
-  const status = removing ? GetMessageStatus.MESSAGE_WAS_REMOVING : GetMessageStatus.NO_MATCHED_MESSAGE;
-  return result(status, next, minOffset, maxOffset);
+  return { messages, examined, removing };
+}
+
+/** Candidates read from the commit log at once when a filter needs the record (SQL92). */
+const COMMIT_LOG_FILTER_CHUNK = 64;
+
+/**
+ * With a commit-log filter (SQL92) the batch is filled with matches, as Java's getMessage does:
+ * candidates are read a chunk at a time and judged in queue order; the scan stops at the first
+ * match that no longer fits, which is left for the next pull.
+ */
+async function scanMatching(
+  dv: DataView,
+  n: number,
+  log: LogView,
+  maxMsgNums: number,
+  maxBytes: number,
+  filter: MessageFilter,
+  matches: (record: Uint8Array) => boolean,
+): Promise<Scan> {
+  const messages: Uint8Array[] = [];
+  let bytes = 0;
+  let examined = 0;
+  let removing = false;
+  let i = 0;
+  while (i < n) {
+    const picked: [number, number][] = [];
+    const unitOf: number[] = [];
+    for (; i < n && picked.length < COMMIT_LOG_FILTER_CHUNK; i++) {
+      const at = i * CQ_UNIT_BYTES;
+      const phy = readI64(dv, at + CQ_UNIT.phyOffset[0]);
+      const size = dv.getInt32(at + CQ_UNIT.size[0]);
+      if (size === FILLER_SIZE || size <= 0) continue;
+      if (phy < log.minOffset) {
+        removing = true;
+        continue;
+      }
+      if (!filter.isMatchedByConsumeQueue(readI64(dv, at + CQ_UNIT.tagsCode[0]))) continue;
+      picked.push([phy, size]);
+      unitOf.push(i);
+    }
+    const records = picked.length > 0 ? await log.readRecords(picked) : [];
+    for (let k = 0; k < records.length; k++) {
+      const r = records[k];
+      if (r && matches(r)) {
+        if (messages.length > 0 && bytes + r.length > maxBytes) {
+          return { messages, examined: unitOf[k]!, removing };
+        }
+        messages.push(r);
+        bytes += r.length;
+        if (messages.length >= maxMsgNums) return { messages, examined: unitOf[k]! + 1, removing };
+      } else if (!r) {
+        removing = true;
+      }
+    }
+    examined = i;
+  }
+  return { messages, examined, removing };
 }
 
 /**

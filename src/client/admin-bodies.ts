@@ -21,7 +21,8 @@ export { type SubscriptionGroupConfig, subscriptionGroupConfig };
 
 export interface ConsumerConnection {
   connections: { clientId: string; clientAddr: string; language: string; version: number }[];
-  subscriptions: { topic: string; subString: string }[];
+  /** expressionType: "TAG" or "SQL92" (spec pop-timer-filter §C.1). */
+  subscriptions: { topic: string; subString: string; expressionType: string }[];
   consumeType?: string;
   messageModel?: string;
   consumeFromWhere?: string;
@@ -45,6 +46,7 @@ export function decodeConsumerConnection(body: Uint8Array): ConsumerConnection {
       ([topic, s]) => ({
         topic,
         subString: asString(asObject(s, topic).subString ?? "*", "subString"),
+        expressionType: asString(asObject(s, topic).expressionType ?? "TAG", "expressionType") || "TAG",
       }),
     ),
   };

@@ -25,6 +25,7 @@ export {
 export type { Message, MessageExt } from "./message.ts";
 export { userProperties } from "./message.ts";
 export type { MessageQueue } from "./message-queue.ts";
+export { MessageSelector } from "./message-selector.ts";
 export {
   addWritePerm,
   deleteKvConfig,

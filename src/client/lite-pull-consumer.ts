@@ -4,11 +4,12 @@
  * background; `commit` writes positions to the broker when the caller wants them kept there.
  */
 import type { ConsumerData } from "../protocol/body/heartbeat.ts";
-import { buildSubscription, type SubscriptionData } from "../protocol/body/subscription.ts";
+import type { SubscriptionData } from "../protocol/body/subscription.ts";
 import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
 import { clientError } from "./errors.ts";
 import { type MessageExt, validateGroup } from "./message.ts";
 import { type MessageQueue, mqKey } from "./message-queue.ts";
+import { checkClientInBroker, type MessageSelector, subscriptionOf } from "./message-selector.ts";
 import { RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { checkConsumerRanges, LITE_PULL_CONSUMER_RANGES } from "./option-ranges.ts";
 import type { ClientOptions } from "./options.ts";
@@ -34,6 +35,11 @@ export interface LitePullConsumerOptions extends Partial<ClientOptions> {
   flowLimits?: Partial<FlowLimits>;
   suspendMs?: number;
   pullErrorDelayMs?: number;
+  /**
+   * topic → what its assigned queues are pulled with (default "*"): a tag expression or
+   * `{ sql: "..." }`; sent in every pull header, as Java's lite pull consumer does.
+   */
+  selectors?: Readonly<Record<string, MessageSelector>>;
 }
 
 interface Assigned extends PullTarget {
@@ -94,12 +100,17 @@ export class LitePullConsumer implements ConsumerMember {
     }
     for (const mq of mqs) {
       if (this.assigned.has(mqKey(mq))) continue;
-      if (!this.subs.has(mq.topic)) this.subs.set(mq.topic, buildSubscription(mq.topic, "*"));
+      if (!this.subs.has(mq.topic)) this.subs.set(mq.topic, this.subscriptionFor(mq.topic));
       const offset = await this.startOffset(mq);
       const t: Assigned = { mq, pq: new ProcessQueue(), nextOffset: offset, position: offset };
       this.assigned.set(mqKey(mq), t);
       this.startLoop(t);
     }
+  }
+
+  /** The subscription of a topic's queues, as its selector (or "*") makes it. */
+  subscriptionFor(topic: string): SubscriptionData {
+    return subscriptionOf(topic, this.o.selectors?.[topic] ?? "*");
   }
 
   assignment(): MessageQueue[] {
@@ -247,5 +258,16 @@ export async function createLitePullConsumer(options: LitePullConsumerOptions): 
   const consumer = new LitePullConsumer(client, owns, options);
   client.registerConsumer(consumer);
   client.start();
+  try {
+    const topics = Object.keys(options.selectors ?? {});
+    await checkClientInBroker(
+      client,
+      consumer.group,
+      topics.map((t) => consumer.subscriptionFor(t)),
+    );
+  } catch (err) {
+    await consumer.shutdown().catch(() => {});
+    throw err;
+  }
   return consumer;
 }

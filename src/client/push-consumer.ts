@@ -18,6 +18,7 @@ import type { ConsumeOrderlyContext } from "./consume-orderly.ts";
 import { clientError } from "./errors.ts";
 import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
 import { mqKey } from "./message-queue.ts";
+import { checkClientInBroker, type MessageSelector, subscriptionOf } from "./message-selector.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { checkConsumerRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";
 import { type ClientOptions, DEFAULT_PERSIST_CONSUMER_OFFSET_INTERVAL_MS } from "./options.ts";
@@ -57,8 +58,8 @@ const DLQ_DELAY_LEVEL = -1;
 export interface PushConsumerOptions extends Partial<ClientOptions>, OrderlyOptions {
   client?: ClientInstance;
   group: string;
-  /** topic → tag expression ("*", "TagA || TagB"). */
-  subscriptions: Readonly<Record<string, string>>;
+  /** topic → tag expression ("*", "TagA || TagB"), or `{ sql: "..." }` (needs enablePropertyFilter). */
+  subscriptions: Readonly<Record<string, MessageSelector>>;
   onMessage: MessageListener;
   /**
    * Orderly consumption (Java's MessageListenerOrderly): each queue's messages reach the listener
@@ -117,8 +118,8 @@ export class PushConsumer implements ConsumerMember {
     this.messageModel = o.messageModel ?? "CLUSTERING";
     this.limiter = new Limiter(o.consumeConcurrency ?? DEFAULT_CONSUME_CONCURRENCY);
     this.limits = { ...DEFAULT_FLOW_LIMITS, ...o.flowLimits };
-    for (const [topic, expr] of Object.entries(o.subscriptions))
-      this.subs.set(topic, buildSubscription(topic, expr));
+    for (const [topic, selector] of Object.entries(o.subscriptions))
+      this.subs.set(topic, subscriptionOf(topic, selector));
     if (this.messageModel === "CLUSTERING") {
       const retry = retryTopic(this.group);
       this.subs.set(retry, buildSubscription(retry, "*"));
@@ -226,6 +227,7 @@ export class PushConsumer implements ConsumerMember {
     await this.offsets.load();
     this.client.start();
     await Promise.all([...this.subs.keys()].map((t) => this.client.refreshRoute(t).catch(() => null)));
+    await checkClientInBroker(this.client, this.group, this.subs.values());
     await this.client.heartbeatAll();
     this.heartbeatSent = true;
     this.every(this.o.rebalanceIntervalMs ?? DEFAULT_REBALANCE_INTERVAL_MS, () => this.rebalancer.trigger());

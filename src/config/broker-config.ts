@@ -183,7 +183,11 @@ export const brokerConfig = defineSection(
     },
     rejectTransactionMessage: { type: "bool", default: false, important: true, doc: "refuse half messages" },
     storeReplyMessageEnable: { type: "bool", default: true, doc: "store request-reply messages" },
-    enablePropertyFilter: { type: "bool", default: false, doc: "allow SQL92 subscriptions" },
+    enablePropertyFilter: {
+      type: "bool",
+      default: false,
+      doc: "serve SQL92 property-filter subscriptions (CHECK_CLIENT_CONFIG, PULL); POP is never gated",
+    },
     aclEnable: { type: "bool", default: false, important: true, doc: "check ACL 1.0 signatures" },
     fetchNamesrvAddrByAddressServer: { type: "bool", default: false, important: true, doc: NO_EFFECT },
     reviveQueueNum: { type: "int", default: 8, min: 1, doc: "queues of the POP revive topic" },

@@ -233,6 +233,10 @@ const consumerProgress: AdminVerb = {
         ),
         "",
         `Consume Diff Total: ${diffTotal}`,
+        // SQL92 subscriptions are named, since their lag counts messages the filter may skip.
+        ...(cc?.subscriptions ?? [])
+          .filter((s) => s.expressionType !== "TAG")
+          .map((s) => `Filter: ${s.topic} ${s.expressionType} ${s.subString}`),
       ].join("\n"),
     );
   },
@@ -264,10 +268,16 @@ const consumerConnection: AdminVerb = {
           cc.connections.map((c) => [c.clientId, c.clientAddr, c.language, versionDesc(c.version)]),
         ),
         "",
-        table(
-          ["#Topic", "#SubExpression"],
-          cc.subscriptions.map((s) => [s.topic, s.subString]),
-        ),
+        // The expression type is shown when a subscription is not a tag expression (SQL92).
+        cc.subscriptions.some((s) => s.expressionType !== "TAG")
+          ? table(
+              ["#Topic", "#SubExpression", "#ExpressionType"],
+              cc.subscriptions.map((s) => [s.topic, s.subString, s.expressionType]),
+            )
+          : table(
+              ["#Topic", "#SubExpression"],
+              cc.subscriptions.map((s) => [s.topic, s.subString]),
+            ),
         "",
         `ConsumeType: ${cc.consumeType ?? ""}`,
         `MessageModel: ${cc.messageModel ?? ""}`,

@@ -126,6 +126,28 @@ export function runSuite(name: string, factory: StoreFactory): void {
       ]);
     });
 
+    test("a commit-log filter fills the batch with matches, scanning past the records it refuses", async () => {
+      await using h = await factory(manualClock().now);
+      await putAll(h.store, 12, "T", 1, (i) => (i % 4 === 3 ? "B" : "A"));
+      // Refuses every record whose body does not end in 3 or 7 (like an SQL92 filter would).
+      const filter = {
+        isMatchedByConsumeQueue: () => true,
+        isMatchedByCommitLog: (r: Uint8Array) => /[37]$/.test(text(decodeRecord(r).body)),
+      };
+      const two = await h.store.getMessage("g", "T", 1, 0, 2, 1 << 20, filter);
+      expect([two.status, two.nextBeginOffset, two.messages.map((m) => text(decodeRecord(m).body))]).toEqual([
+        GetMessageStatus.FOUND,
+        8,
+        ["body-3", "body-7"],
+      ]);
+      const rest = await h.store.getMessage("g", "T", 1, 8, 2, 1 << 20, filter);
+      expect([rest.status, rest.nextBeginOffset, rest.messages]).toEqual([
+        GetMessageStatus.NO_MATCHED_MESSAGE,
+        12,
+        [],
+      ]);
+    });
+
     test("a batch is stored as one record per message with consecutive offsets and comma-joined ids", async () => {
       await using h = await factory(manualClock().now);
       await putAll(h.store, 1, "B", 2);
