@@ -9,12 +9,14 @@ import { checkAddressList } from "../config/checks.ts";
 import { aclVerbs } from "./admin/acl.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
 import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
+import { failureText } from "./admin/failure-text.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
 import { messageVerbs } from "./admin/messages.ts";
 import { namesrvVerbs } from "./admin/namesrv.ts";
 import { TLS_FLAGS, tlsFromFlags } from "./admin/tls-flags.ts";
 import { topicVerbs } from "./admin/topics.ts";
+import { VerbTable } from "./admin/verb-lookup.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
@@ -28,9 +30,9 @@ export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
   acl: aclVerbs,
 };
 
-const VERBS = new Map(Object.values(ADMIN_GROUPS).flatMap((list) => list.map((v) => [v.name, v] as const)));
+const VERBS = new VerbTable(Object.values(ADMIN_GROUPS).flat());
 /** The help's verb column: the longest name and two spaces. */
-const VERB_COLUMN = Math.max(...[...VERBS.keys()].map((name) => name.length)) + 2;
+const VERB_COLUMN = Math.max(...VERBS.verbs.map((v) => v.name.length)) + 2;
 
 const NAMESRV_FLAG: FlagSpec = {
   long: "namesrvAddr",
@@ -52,12 +54,13 @@ const SK_FLAG: FlagSpec = {
 
 const spec: CommandSpec = {
   name: "admin",
-  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--tls ...] [--json]",
+  usage:
+    "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--tls ...] [--json]\n       rocketbun admin help <verb>",
   summary: "Runs one mqadmin verb against a NameServer (RocketBun or Apache RocketMQ).",
   flags: [AK_FLAG, SK_FLAG, ...TLS_FLAGS],
   passThroughAfterPositional: true,
   notes: [
-    "Verbs (rocketbun admin <verb> --help for each):",
+    "Verbs, case-insensitive as mqadmin's (rocketbun admin help <verb> for each):",
     ...Object.entries(ADMIN_GROUPS).flatMap(([group, verbs]) => [
       `  ${group}:`,
       ...verbs.map((v) => `    ${v.name.padEnd(VERB_COLUMN)}${v.summary}`),
@@ -96,10 +99,6 @@ function credentialsOf(
       `--ak and --sk (or ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_KEY) go together (see rocketbun ${vspec.name} --help)`,
     );
   return { accessKey, secretKey };
-}
-
-function describeError(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 async function runVerb(
@@ -167,7 +166,7 @@ async function runVerb(
     return EXIT_OK;
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    io.err(`rocketbun: ${verb.name}: ${describeError(err)}`);
+    io.err(`rocketbun: ${verb.name}: ${failureText(err, namesrvAddr.split(";"))}`);
     return EXIT_FAILURE;
   } finally {
     // Newest first: producers and consumers before the admin client they may share nothing with.
@@ -183,6 +182,14 @@ function clientLog() {
   return pino({ level: LOG_LEVELS.has(level) ? level : "silent" }, pino.destination(2));
 }
 
+function findVerb(name: string): AdminVerb {
+  const verb = VERBS.get(name);
+  if (verb !== undefined) return verb;
+  const guess = VERBS.suggest(name);
+  const hint = guess === undefined ? "" : ` (did you mean ${guess}?)`;
+  throw new UsageError(`unknown admin verb '${name}'${hint} (see rocketbun admin --help)`);
+}
+
 export const adminCommand: Command = {
   spec,
   async run(argv, io) {
@@ -195,8 +202,11 @@ export const adminCommand: Command = {
       }
       throw new UsageError("admin needs a verb (see rocketbun admin --help)");
     }
-    const verb = VERBS.get(name);
-    if (verb === undefined) throw new UsageError(`unknown admin verb '${name}' (see rocketbun admin --help)`);
-    return runVerb(verb, rest, io, args.flags);
+    if (name.toLowerCase() === "help") {
+      const [about] = rest;
+      io.out(formatHelp(about === undefined ? spec : verbSpec(findVerb(about))));
+      return EXIT_OK;
+    }
+    return runVerb(findVerb(name), rest, io, args.flags);
   },
 };
