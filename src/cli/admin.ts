@@ -7,14 +7,19 @@ import pino from "pino";
 import { type Admin, createAdmin } from "../client/index.ts";
 import { checkAddressList } from "../config/checks.ts";
 import { aclVerbs } from "./admin/acl.ts";
+import { brokerOpVerbs } from "./admin/broker-ops.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
+import { consumerOpVerbs } from "./admin/consumer-ops.ts";
 import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
 import { failureText } from "./admin/failure-text.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
+import { messageOpVerbs } from "./admin/message-ops.ts";
 import { messageVerbs } from "./admin/messages.ts";
 import { namesrvVerbs } from "./admin/namesrv.ts";
+import { sendProbeVerbs } from "./admin/send-probes.ts";
 import { TLS_FLAGS, tlsFromFlags } from "./admin/tls-flags.ts";
+import { topicOpVerbs } from "./admin/topic-ops.ts";
 import { topicVerbs } from "./admin/topics.ts";
 import { VerbTable } from "./admin/verb-lookup.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
@@ -22,11 +27,13 @@ import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
 /** The verbs, grouped as mqadmin's help groups them. */
 export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
-  topics: topicVerbs,
-  groups: groupVerbs,
+  topics: [...topicVerbs, ...topicOpVerbs],
+  groups: [...groupVerbs, ...consumerOpVerbs],
   cluster: clusterVerbs,
+  broker: brokerOpVerbs,
   namesrv: namesrvVerbs,
-  messages: messageVerbs,
+  messages: [...messageVerbs, ...messageOpVerbs],
+  probes: sendProbeVerbs,
   acl: aclVerbs,
 };
 

@@ -28,6 +28,7 @@ export type { MessageQueue } from "./message-queue.ts";
 export {
   addWritePerm,
   deleteKvConfig,
+  getKvConfig,
   namesrvAddrs,
   namesrvConfig,
   putKvConfig,

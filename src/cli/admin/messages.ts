@@ -5,7 +5,9 @@
 import { type Admin, createProducer, type MessageExt, type SendResult } from "../../client/index.ts";
 import { decodeMessages } from "../../client/message.ts";
 import { type MessageQueue, mqKey } from "../../client/message-queue.ts";
+import { decodeOffsetMessageId } from "../../protocol/message/index.ts";
 import { isReadable, MASTER_ID } from "../../protocol/route/index.ts";
+import { UsageError } from "../args.ts";
 import {
   type AdminContext,
   AdminFailure,
@@ -16,16 +18,17 @@ import {
   timestampOpt,
 } from "./context.ts";
 import { humanTime, keyValues, table } from "./format.ts";
+import { targets } from "./requests.ts";
 
 const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
-const BODY_FORMAT = {
+export const BODY_FORMAT = {
   long: "bodyFormat",
   short: "f",
   value: "CHARSET",
   help: "also print the body, decoded with this charset (e.g. UTF-8)",
 } as const;
 
-function bodyText(body: Uint8Array, charset = "utf-8"): string {
+export function bodyText(body: Uint8Array, charset = "utf-8"): string {
   try {
     return new TextDecoder(charset as ConstructorParameters<typeof TextDecoder>[0]).decode(body);
   } catch {
@@ -33,7 +36,7 @@ function bodyText(body: Uint8Array, charset = "utf-8"): string {
   }
 }
 
-function details(ctx: AdminContext, msg: MessageExt): string {
+export function details(ctx: AdminContext, msg: MessageExt): string {
   const charset = opt(ctx, "bodyFormat");
   const rows: [string, string | number][] = [
     ["OffsetID:", msg.offsetMsgId],
@@ -56,17 +59,45 @@ function details(ctx: AdminContext, msg: MessageExt): string {
   return keyValues(rows, " ");
 }
 
+/**
+ * A message by its offset id alone: the id carries the storing broker's address and the physical
+ * offset (mqadmin's queryMsgById needs nothing else). A unique id does not decode to a broker that
+ * answers; the error says to give the topic.
+ */
+async function byOffsetId(admin: Admin, id: string): Promise<MessageExt> {
+  let decoded: ReturnType<typeof decodeOffsetMessageId>;
+  try {
+    decoded = decodeOffsetMessageId(id);
+  } catch {
+    throw new UsageError(
+      `'${id}' is not an offset message id: give its topic with -t to look up a unique id`,
+    );
+  }
+  const brokerName =
+    (await targets(admin, { brokerAddr: decoded.address }).catch(() => []))[0]?.brokerName ?? "";
+  let msg: MessageExt | null;
+  try {
+    msg = await admin.client.broker.viewMessage(decoded.address, decoded.physicalOffset, brokerName);
+  } catch (err) {
+    throw new AdminFailure(
+      `message ${id}: the broker it names (${decoded.address}) did not answer (${(err as Error).message}); for a unique id (the one producers print) give its topic with -t`,
+    );
+  }
+  if (!msg) throw new AdminFailure(`no message with offset id ${id} on broker ${decoded.address}`);
+  return msg;
+}
+
 const queryMsgById: AdminVerb = {
   name: "queryMsgById",
-  summary: "Look a message up by its id (the producer's unique id or the broker's offset id).",
-  usage: "-t TOPIC -i MSG_ID[,MSG_ID...] [-f CHARSET]",
+  summary: "Look a message up by its offset id (carries its broker), or by unique id with its topic (-t).",
+  usage: "-i MSG_ID[,MSG_ID...] [-t TOPIC] [-f CHARSET]",
   flags: [
     TOPIC,
     { long: "msgId", short: "i", value: "ID", help: "message id(s), comma separated" },
     BODY_FORMAT,
   ],
   async run(ctx) {
-    const topic = required(ctx, "topic");
+    const topic = opt(ctx, "topic");
     const ids = required(ctx, "msgId")
       .split(",")
       .map((s) => s.trim())
@@ -74,6 +105,10 @@ const queryMsgById: AdminVerb = {
     const admin = await ctx.admin();
     const found: MessageExt[] = [];
     for (const id of ids) {
+      if (topic === undefined) {
+        found.push(await byOffsetId(admin, id));
+        continue;
+      }
       const msg = await admin.queryMessageById(topic, id);
       if (!msg) throw new AdminFailure(`no message with id ${id} in topic ${topic}`);
       found.push(msg);
