@@ -146,6 +146,24 @@ async function groupProgress(
   return rows.sort(compareMq);
 }
 
+/**
+ * mqadmin fails, rather than print an empty table, when no broker has consume stats for the group.
+ * A broker answers every queue of a named topic whatever the group, so with -t a group that no
+ * master has a subscription group or an offset for is refused too.
+ */
+async function mustExist(admin: Admin, group: string, rows: readonly ProgressRow[], cluster?: string) {
+  if (rows.length === 0)
+    throw new AdminFailure(
+      `no consume stats for group ${group}: no broker has offsets for it (unknown group, or it has consumed nothing)`,
+    );
+  if (rows.some((r) => r.consumerOffset > 0)) return;
+  for (const b of await targets(admin, cluster !== undefined ? { clusterName: cluster } : {}))
+    if ((await subscriptionGroups(admin, b.addr)).includes(group)) return;
+  throw new AdminFailure(
+    `consumer group ${group} does not exist: no master has a subscription group or offsets for it`,
+  );
+}
+
 interface GroupSummary {
   group: string;
   count: number;
@@ -200,6 +218,7 @@ const consumerProgress: AdminVerb = {
       return;
     }
     const rows = await groupProgress(admin, group, topic, cluster);
+    await mustExist(admin, group, rows, cluster);
     const diffTotal = rows.reduce((sum, r) => sum + r.diff, 0);
     // An orderly group also shows which member holds each queue's lock.
     const cc = await admin.consumerConnections(group).catch(() => null);
