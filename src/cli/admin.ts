@@ -3,14 +3,13 @@
  * parses its own flags (mqadmin's letters); every verb also takes -n, --json and -h. A failed
  * operation exits 1 with `rocketbun: <verb>: <message>`; a usage mistake exits 2 naming the flag.
  */
-import pino from "pino";
 import { type Admin, createAdmin } from "../client/index.ts";
 import { checkAddressList } from "../config/checks.ts";
 import { aclVerbs } from "./admin/acl.ts";
 import { brokerOpVerbs } from "./admin/broker-ops.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
 import { consumerOpVerbs } from "./admin/consumer-ops.ts";
-import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
+import { type AdminContext, type AdminVerb, printJson } from "./admin/context.ts";
 import { failureText } from "./admin/failure-text.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
@@ -23,6 +22,7 @@ import { topicOpVerbs } from "./admin/topic-ops.ts";
 import { topicVerbs } from "./admin/topics.ts";
 import { VerbTable } from "./admin/verb-lookup.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
+import { AK_FLAG, clientLog, credentialsOf, SK_FLAG } from "./client-flags.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
 /** The verbs, grouped as mqadmin's help groups them. */
@@ -48,17 +48,6 @@ const NAMESRV_FLAG: FlagSpec = {
   help: "NameServer address(es), 'host:port;host:port' (default: $NAMESRV_ADDR)",
 };
 const JSON_FLAG: FlagSpec = { long: "json", help: "print the result as JSON (for scripts)" };
-const AK_FLAG: FlagSpec = {
-  long: "ak",
-  value: "KEY",
-  help: "ACL access key to sign every request with (default: $ROCKETMQ_ACCESS_KEY)",
-};
-const SK_FLAG: FlagSpec = {
-  long: "sk",
-  value: "SECRET",
-  help: "ACL secret key (default: $ROCKETMQ_SECRET_KEY; the variable keeps it out of `ps`)",
-};
-
 const spec: CommandSpec = {
   name: "admin",
   usage:
@@ -87,25 +76,6 @@ export function verbSpec(verb: AdminVerb): CommandSpec {
     summary: verb.summary,
     flags: [NAMESRV_FLAG, ...verb.flags, AK_FLAG, SK_FLAG, ...TLS_FLAGS, JSON_FLAG],
   };
-}
-
-/**
- * The ACL keys: flags (after the verb, or before it) first, then the environment. Both or neither:
- * half a pair would send unsigned requests that look signed to the user.
- */
-function credentialsOf(
-  vspec: CommandSpec,
-  flags: ReadonlyMap<string, string>,
-  early: ReadonlyMap<string, string>,
-): AdminCredentials | undefined {
-  const accessKey = flags.get("ak") ?? early.get("ak") ?? process.env.ROCKETMQ_ACCESS_KEY ?? "";
-  const secretKey = flags.get("sk") ?? early.get("sk") ?? process.env.ROCKETMQ_SECRET_KEY ?? "";
-  if (accessKey === "" && secretKey === "") return undefined;
-  if (accessKey === "" || secretKey === "")
-    throw new UsageError(
-      `--ak and --sk (or ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_KEY) go together (see rocketbun ${vspec.name} --help)`,
-    );
-  return { accessKey, secretKey };
 }
 
 async function runVerb(
@@ -137,7 +107,7 @@ async function runVerb(
     );
 
   const json = args.flags.has("json");
-  const credentials = credentialsOf(vspec, args.flags, early);
+  const credentials = credentialsOf(vspec.name, args.flags, early);
   const tls = await tlsFromFlags(args.flags, early, vspec.name);
   const closers: (() => Promise<void>)[] = [];
   let admin: Promise<Admin> | undefined;
@@ -179,14 +149,6 @@ async function runVerb(
     // Newest first: producers and consumers before the admin client they may share nothing with.
     for (const close of closers.reverse()) await close().catch(() => {});
   }
-}
-
-const LOG_LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
-
-/** Client logs stay out of stdout (tables and JSON go there); silent unless ROCKETBUN_LOG_LEVEL asks. */
-function clientLog() {
-  const level = process.env.ROCKETBUN_LOG_LEVEL ?? "";
-  return pino({ level: LOG_LEVELS.has(level) ? level : "silent" }, pino.destination(2));
 }
 
 function findVerb(name: string): AdminVerb {

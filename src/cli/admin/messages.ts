@@ -65,14 +65,18 @@ export function details(ctx: AdminContext, msg: MessageExt): string {
  * answers; the error says to give the topic.
  */
 async function byOffsetId(admin: Admin, id: string): Promise<MessageExt> {
-  let decoded: ReturnType<typeof decodeOffsetMessageId>;
+  let decoded: ReturnType<typeof decodeOffsetMessageId> | undefined;
   try {
     decoded = decodeOffsetMessageId(id);
   } catch {
-    throw new UsageError(
-      `'${id}' is not an offset message id: give its topic with -t to look up a unique id`,
-    );
+    decoded = undefined;
   }
+  // A unique id is 32 hex digits too; what it decodes to has no valid port.
+  const port = decoded?.storeHost.port ?? 0;
+  if (decoded === undefined || port <= 0 || port > 65_535)
+    throw new UsageError(
+      `'${id}' is not an offset message id (one carries its broker's address): give the topic with -t to look up a unique id (see rocketbun admin queryMsgById --help)`,
+    );
   const brokerName =
     (await targets(admin, { brokerAddr: decoded.address }).catch(() => []))[0]?.brokerName ?? "";
   let msg: MessageExt | null;
