@@ -15,7 +15,7 @@ import { RequestCode, ResponseCode } from "../../remoting/index.ts";
 import { AdminFailure, type AdminVerb, boolOpt, intOpt, opt, required } from "./context.ts";
 import { humanTime, keyValues, table, versionDesc } from "./format.ts";
 import { RUNNING_INFO_TIMEOUT_MS } from "./queue-owners.ts";
-import { brokerCall, consumeStats, subscriptionGroups, targets } from "./requests.ts";
+import { brokerCall, consumeStats, resetOffsetRows, subscriptionGroups, targets } from "./requests.ts";
 
 /** mqadmin's `%-40s=  %s` config lines. */
 const CONFIG_KEY_WIDTH = 40;
@@ -187,6 +187,7 @@ const brokerConsumeStats: AdminVerb = {
         rows.push({ topic: mq.topic, group, brokerName: mq.brokerName, queueId: mq.queueId, ...value, diff });
       }
     }
+    rows.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : compareMq(a, b)));
     const totalDiff = rows.reduce((n, r) => n + r.diff, 0);
     ctx.print({ brokerAddr: addr, rows, totalDiff }, () =>
       [
@@ -248,12 +249,7 @@ const skipAccumulatedMessage: AdminVerb = {
     opt(ctx, "cluster");
     const admin = await ctx.admin();
     // -1: the queue's end, as mqadmin sends it.
-    const offsets = [...(await admin.resetOffsetByTime(group, topic, -1, force))]
-      .map(([key, offset]) => {
-        const cut = key.lastIndexOf("/");
-        return { brokerName: key.slice(0, cut), queueId: Number(key.slice(cut + 1)), offset };
-      })
-      .sort((a, b) => a.brokerName.localeCompare(b.brokerName) || a.queueId - b.queueId);
+    const offsets = resetOffsetRows(await admin.resetOffsetByTime(group, topic, -1, force));
     ctx.print({ group, topic, offsets }, () =>
       table(
         ["#brokerName", "#queueId", "#offset"],

@@ -21,6 +21,8 @@ import {
   consumeStats,
   deleteSubscriptionGroupAt,
   producerConnections,
+  type QueueOffset,
+  resetOffsetRows,
   subscriptionGroups,
   targets,
 } from "./requests.ts";
@@ -373,18 +375,14 @@ const resetOffsetByTime: AdminVerb = {
     const queueId = intOpt(ctx, "queue", 0, 65535);
     const offset = intOpt(ctx, "offset");
     const admin = await ctx.admin();
-    const offsets: { brokerName: string; queueId: number; offset: number }[] = [];
+    let offsets: QueueOffset[];
     if (broker !== undefined && queueId !== undefined) {
       const target = offset ?? (await admin.client.broker.searchOffset(broker, topic, queueId, ts));
       await admin.client.broker.updateConsumerOffset(broker, group, topic, queueId, target, false);
       const [known] = await targets(admin, { brokerAddr: broker });
-      offsets.push({ brokerName: known?.brokerName || broker, queueId, offset: target });
+      offsets = [{ brokerName: known?.brokerName || broker, queueId, offset: target }];
     } else {
-      for (const [key, value] of await admin.resetOffsetByTime(group, topic, ts, force)) {
-        const cut = key.lastIndexOf("/");
-        offsets.push({ brokerName: key.slice(0, cut), queueId: Number(key.slice(cut + 1)), offset: value });
-      }
-      offsets.sort((a, b) => a.brokerName.localeCompare(b.brokerName) || a.queueId - b.queueId);
+      offsets = resetOffsetRows(await admin.resetOffsetByTime(group, topic, ts, force));
     }
     ctx.print({ group, topic, timestamp: ts, force, offsets }, () =>
       [

@@ -2,7 +2,7 @@
  * Message verbs: queryMsgById, queryMsgByKey, queryMsgByOffset, sendMessage, consumeMessage.
  * sendMessage --count and consumeMessage show a progress bar on a terminal.
  */
-import { type Admin, createProducer, type MessageExt, type SendResult } from "../../client/index.ts";
+import type { Admin, MessageExt, SendResult } from "../../client/index.ts";
 import { decodeMessages } from "../../client/message.ts";
 import { type MessageQueue, mqKey } from "../../client/message-queue.ts";
 import { decodeOffsetMessageId } from "../../protocol/message/index.ts";
@@ -18,7 +18,7 @@ import {
   timestampOpt,
 } from "./context.ts";
 import { humanTime, keyValues, table } from "./format.ts";
-import { targets } from "./requests.ts";
+import { producerFor, targets } from "./requests.ts";
 
 const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
 export const BODY_FORMAT = {
@@ -193,13 +193,7 @@ const sendMessage: AdminVerb = {
     const queueId = intOpt(ctx, "qid", 0, 65_535);
     if (queueId !== undefined && brokerName === undefined) required(ctx, "broker");
     const count = intOpt(ctx, "count", 1, 100_000_000) ?? 1;
-    const producer = await createProducer({
-      namesrvAddr: ctx.namesrvAddr,
-      log: (await ctx.admin()).client.log,
-      ...ctx.credentials,
-      tls: ctx.tls,
-    });
-    ctx.closeLater(() => producer.shutdown());
+    const producer = await producerFor(ctx);
     const queue =
       brokerName !== undefined && queueId !== undefined ? { topic, brokerName, queueId } : undefined;
     const msg = { topic, body, ...(keys ? { keys } : {}), ...(tags ? { tags } : {}) };

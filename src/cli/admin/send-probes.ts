@@ -4,36 +4,16 @@
  * as every RocketMQ broker creates one), so they measure that broker whatever topics exist.
  */
 
-import { createProducer, type Producer } from "../../client/index.ts";
+import type { Producer } from "../../client/index.ts";
 import type { MessageQueue } from "../../client/message-queue.ts";
 import { MASTER_ID } from "../../protocol/route/index.ts";
-import {
-  type AdminContext,
-  AdminFailure,
-  type AdminVerb,
-  boolOpt,
-  intOpt,
-  opt,
-  required,
-} from "./context.ts";
+import { AdminFailure, type AdminVerb, boolOpt, intOpt, opt, required } from "./context.ts";
 import { humanTime, table } from "./format.ts";
-import { allBrokers } from "./requests.ts";
+import { allBrokers, producerFor } from "./requests.ts";
 
 const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
 /** mqadmin's default probe: 128 bytes. */
 const PROBE_SIZE_DEFAULT = 128;
-
-/** A producer of the verb's own, shut down when the verb ends. */
-export async function producerFor(ctx: AdminContext): Promise<Producer> {
-  const producer = await createProducer({
-    namesrvAddr: ctx.namesrvAddr,
-    log: (await ctx.admin()).client.log,
-    ...ctx.credentials,
-    tls: ctx.tls,
-  });
-  ctx.closeLater(() => producer.shutdown());
-  return producer;
-}
 
 interface Probe {
   brokerName: string;
