@@ -148,6 +148,48 @@ describe("admin: topic verbs", () => {
   });
 });
 
+describe("admin: NameServer verbs", () => {
+  test("KV config, NameServer config and a broker's write permission, on every NameServer of -n", async () => {
+    expect(
+      await ok("updateKvConfig", "-s", "ORDER_TOPIC_CONFIG", "-k", "OpsKv", "-v", `${rb.brokerName}:2`),
+    ).toBe("create or update kv config to namespace success.\n");
+    // updateOrderConf reads the same namespace.
+    expect(await json("updateOrderConf", "-t", "OpsKv", "-m", "get")).toEqual({
+      topic: "OpsKv",
+      orderConf: `${rb.brokerName}:2`,
+    });
+    expect(await ok("deleteKvConfig", "-s", "ORDER_TOPIC_CONFIG", "-k", "OpsKv")).toBe(
+      "delete kv config from namespace success.\n",
+    );
+    expect((await rb.admin("updateOrderConf", "-t", "OpsKv", "-m", "get")).code).toBe(1);
+
+    expect(await ok("updateNamesrvConfig", "-k", "orderMessageEnable", "-v", "true")).toBe(
+      `update name server config success![${rb.namesrvAddr}]\norderMessageEnable : true\n`,
+    );
+    const config = await ok("getNamesrvConfig");
+    expect(config.split("\n")[0]).toBe(`============${rb.namesrvAddr}============`);
+    expect(config).toMatch(/\norderMessageEnable += {2}true\n/);
+    expect(
+      (await json<Record<string, Record<string, string>>>("getNamesrvConfig"))[rb.namesrvAddr]
+        ?.orderMessageEnable,
+    ).toBe("true");
+
+    await createTopic("OpsWipe");
+    expect(await ok("wipeWritePerm", "-b", rb.brokerName)).toMatch(
+      new RegExp(
+        `^wipe write perm of broker\\[${rb.brokerName}\\] in name server\\[${rb.namesrvAddr}\\] OK, \\d+\n$`,
+      ),
+    );
+    expect(JSON.parse(await ok("topicRoute", "-t", "OpsWipe")).queueDatas[0].perm).toBe(4);
+    expect(await ok("addWritePerm", "-b", rb.brokerName)).toMatch(
+      new RegExp(
+        `^add write perm of broker\\[${rb.brokerName}\\] in name server\\[${rb.namesrvAddr}\\] OK, \\d+\n$`,
+      ),
+    );
+    expect(JSON.parse(await ok("topicRoute", "-t", "OpsWipe")).queueDatas[0].perm).toBe(6);
+  });
+});
+
 describe("admin: group verbs", () => {
   test("a consumed group's progress, stats, clone, skip and config; an unknown group fails", async () => {
     await createTopic("OpsGrp");
@@ -383,7 +425,53 @@ describe("admin: broker verbs", () => {
   });
 });
 
+/** Runs `rocketbun <args>` until its stderr shows a rate line, then sends SIGINT; its result. */
+async function interrupted(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+    cwd: `${import.meta.dir}/../../..`,
+    env: { PATH: process.env.PATH ?? "", ROCKETBUN_LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = new Response(proc.stdout).text();
+  const reader = proc.stderr.getReader();
+  let stderr = "";
+  while (!/TPS: /.test(stderr)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stderr += new TextDecoder().decode(value);
+  }
+  proc.kill("SIGINT");
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stderr += new TextDecoder().decode(value);
+  }
+  return { code: await proc.exited, stdout: await stdout, stderr };
+}
+
 describe("produce and consume", () => {
+  test("without -c they run until SIGINT, printing a rate line each second, then a summary and exit 0", async () => {
+    await createTopic("OpsSig");
+    const p = await interrupted(["produce", "-n", rb.namesrvAddr, "-t", "OpsSig", "-w", "2"]);
+    expect([p.code, p.stderr.split("\n")[0]]).toEqual([
+      0,
+      expect.stringMatching(
+        /^Send TPS: \d+ \| Avg RT\(ms\): [\d.]+ \| Max RT\(ms\): [\d.]+ \| Sent: \d+ \| Failed: 0$/,
+      ),
+    ]);
+    const sent = Number(/^sent (\d+) messages to OpsSig /.exec(p.stdout)?.[1]);
+    expect(sent).toBeGreaterThan(0);
+    const c = await interrupted(["consume", "-n", rb.namesrvAddr, "-t", "OpsSig", "-g", "OpsSigG"]);
+    expect([c.code, c.stderr.split("\n")[0], c.stdout]).toEqual([
+      0,
+      expect.stringMatching(
+        /^Consume TPS: \d+ \| Avg born-to-consume\(ms\): [\d.]+ \| Max\(ms\): \d+ \| Total: \d+$/,
+      ),
+      expect.stringMatching(/^consumed \d+ messages of OpsSig as group OpsSigG in /),
+    ]);
+  });
+
   test("run for a bounded count and exit 0 with a summary; bad flags exit 2; a dead NameServer is named", async () => {
     await createTopic("OpsPc");
     expect(await produce("OpsPc", 25, "-s", "300", "--tags", "TagP", "-w", "4")).toMatch(
