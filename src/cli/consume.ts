@@ -110,6 +110,9 @@ export const consumeCommand: Command = {
           if (count !== undefined && meter.total >= count) finish("count");
         },
       });
+      // A consumer retries a missing route for ever; a smoke test says so at once.
+      if ((await consumer.client.namesrv.topicRoute(topic)) === null)
+        throw new Error(`topic ${topic} has no route: it does not exist on any broker of the NameServer`);
       await finished;
     } catch (err) {
       line.stop();

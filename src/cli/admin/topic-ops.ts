@@ -4,7 +4,7 @@
  */
 import { allocateAveragely, deleteKvConfig, getKvConfig, putKvConfig } from "../../client/index.ts";
 import type { MessageQueue } from "../../client/message-queue.ts";
-import { isValidPerm, MASTER_ID } from "../../protocol/route/index.ts";
+import { MASTER_ID } from "../../protocol/route/index.ts";
 import { UsageError } from "../args.ts";
 import { AdminFailure, type AdminVerb, intOpt, oneOf, opt, required } from "./context.ts";
 import { targets } from "./requests.ts";
@@ -46,7 +46,6 @@ const updateTopicPerm: AdminVerb = {
   async run(ctx) {
     const topic = required(ctx, "topic");
     const perm = intOpt(ctx, "perm", 0, 7) ?? Number(required(ctx, "perm"));
-    if (!isValidPerm(perm)) throw new UsageError(`invalid value '${perm}' for flag '-p': expected 2, 4 or 6`);
     const where = oneOf(ctx, "brokerAddr", "clusterName");
     const admin = await ctx.admin();
     const route = await admin.topicRoute(topic);

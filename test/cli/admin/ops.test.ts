@@ -495,6 +495,17 @@ describe("produce and consume", () => {
     expect((await rb.cli("consume", "-n", rb.namesrvAddr)).stderr).toBe(
       "rocketbun: 'consume' needs -t (see rocketbun consume --help)\n",
     );
+    expect(await rb.cli("consume", "-n", rb.namesrvAddr, "-t", "OpsNoSuchTopic", "-c", "1")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "rocketbun: consume: topic OpsNoSuchTopic has no route: it does not exist on any broker of the NameServer\n",
+    });
+    const deadConsumer = await rb.cli("consume", "-n", "127.0.0.1:1", "-t", "OpsPc", "-c", "1");
+    expect([deadConsumer.code, deadConsumer.stderr]).toEqual([
+      1,
+      expect.stringContaining("rocketbun: consume: the NameServer 127.0.0.1:1 is unreachable"),
+    ]);
     const dead = await rb.cli("produce", "-n", "127.0.0.1:1", "-t", "OpsPc", "-c", "3");
     expect([dead.code, dead.stderr]).toEqual([
       1,
