@@ -48,6 +48,11 @@ export interface BrokerContext {
   readonly endpoint: () => RemotingEndpoint;
   /** Settings an admin may change at run time (UPDATE_BROKER_CONFIG). */
   readonly runtime: { brokerPermission: number };
+  /**
+   * Sets a key of brokerConfig or storeConfig (which are the broker's own copies) at run time;
+   * only for the keys broker/runtime-config.ts lists, which processors read on every request.
+   */
+  readonly updateConfig: (section: "broker" | "store", key: string, value: unknown) => void;
   /** Keys UPDATE_BROKER_CONFIG changed, kept in brokerConfigPath for the next start. */
   readonly runtimeChanges: RuntimeChanges;
   /** Called after `runtime` changed, so the broker re-registers with the new permission. */

@@ -223,9 +223,12 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     }),
   ];
 
+  // Copies, since UPDATE_BROKER_CONFIG changes some keys of these while the broker runs.
+  const liveBroker = { ...bc };
+  const liveStore = { ...sc };
   const ctx: BrokerContext = {
-    brokerConfig: bc,
-    storeConfig: sc,
+    brokerConfig: liveBroker,
+    storeConfig: liveStore,
     nettyServerConfig: config.nettyServer,
     nettyClientConfig: config.nettyClient,
     limits: config.limits,
@@ -247,6 +250,11 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     transactions,
     endpoint: () => server.endpoint,
     runtime,
+    updateConfig: (section, key, value) => {
+      (section === "broker"
+        ? (liveBroker as Record<string, unknown>)
+        : (liveStore as Record<string, unknown>))[key] = value;
+    },
     runtimeChanges,
     onRuntimeChanged: () => void registration?.registerAll(),
     acl,

@@ -9,6 +9,7 @@ import { ackProcessors } from "./processors/ack.ts";
 import { aclAdminProcessors } from "./processors/admin-acl.ts";
 import { adminBrokerProcessors } from "./processors/admin-broker.ts";
 import { adminGroupProcessors } from "./processors/admin-group.ts";
+import { adminMaintenanceProcessors } from "./processors/admin-maintenance.ts";
 import { adminTopicProcessors } from "./processors/admin-topic.ts";
 import { clientManageProcessors } from "./processors/client-manage.ts";
 import { consumerCallProcessors } from "./processors/consumer-call.ts";
@@ -81,6 +82,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),
       ...adminBrokerProcessors(ctx),
+      ...adminMaintenanceProcessors(ctx),
       ...aclAdminProcessors(ctx),
       ...consumerCallProcessors(ctx),
     ]),

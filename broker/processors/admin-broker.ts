@@ -1,25 +1,23 @@
 /**
  * Broker-level administration: GET_BROKER_RUNTIME_INFO (28, spec broker §12), GET_BROKER_CONFIG (26),
- * UPDATE_BROKER_CONFIG (25). Only keys that are safe to change at run time may be updated; the
- * changes are kept in brokerConfigPath (never the operator's -c file) and applied at the next start.
+ * UPDATE_BROKER_CONFIG (25). Only the keys of runtime-config.ts may be updated, and the answer
+ * names any other key as black-listed, unknown or needing a restart; the changes are kept in
+ * brokerConfigPath (never the operator's -c file) and applied at the next start too.
  */
 import { parseProperties } from "../../src/config/properties.ts";
 import { BROKER_PATH_KEYS, blackListOf } from "../../src/config/runtime-changes.ts";
 import { encodeKVTable } from "../../src/protocol/route/bodies.ts";
-import { isValidPerm } from "../../src/protocol/route/perm.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
 import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { checkRuntimeChange, type RuntimeChange } from "../runtime-config.ts";
 
 /** The version we report: V5_3_3 (spec broker §0 item 4). */
 export const BROKER_VERSION_DESC = "V5_3_3";
 export const BROKER_VERSION = 479;
-
-/** Keys UPDATE_BROKER_CONFIG may change while running. */
-const UPDATABLE = new Set(["brokerPermission"]);
 
 function uptime(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -128,33 +126,32 @@ export function adminBrokerProcessors(ctx: BrokerContext): ProcessorTableEntry[]
           throw new RemotingError(ResponseCode.SYSTEM_ERROR, (err as Error).message);
         }
         const black = blackListOf(ctx.brokerConfig.configBlackList, BROKER_PATH_KEYS);
-        if ([...entries.keys()].some((key) => black.has(key))) {
+        // Java's remark, word for word: scripts written against RocketMQ look for it.
+        if ([...entries.keys()].some((key) => black.has(key)))
           throw new RemotingError(ResponseCode.NO_PERMISSION, "Can not update config in black list.");
-        }
-        for (const key of entries.keys()) {
-          if (!UPDATABLE.has(key)) {
+        // All or nothing: every key is checked before any is applied.
+        const changes: RuntimeChange[] = [];
+        for (const [key, raw] of entries) {
+          const checked = checkRuntimeChange(key, raw);
+          if ("kind" in checked)
             throw new RemotingError(
-              ResponseCode.NO_PERMISSION,
-              `Can not update config in black list: ${key}`,
+              checked.kind === "invalid" ? ResponseCode.INVALID_PARAMETER : ResponseCode.NO_PERMISSION,
+              checked.message,
             );
-          }
+          changes.push(checked);
         }
-        const perm = entries.get("brokerPermission");
-        if (perm !== undefined) {
-          const n = Number(perm);
-          if (!Number.isInteger(n) || !isValidPerm(n)) {
-            throw new RemotingError(
-              ResponseCode.SYSTEM_ERROR,
-              `brokerPermission: "${perm}" is not a permission`,
-            );
-          }
-          ctx.runtime.brokerPermission = n;
-          ctx.runtimeChanges.set([["brokerPermission", String(n)]]);
+        if (changes.length === 0) return RemotingCommand.response(ResponseCode.SUCCESS);
+        for (const c of changes) {
+          if (c.key === "brokerPermission") ctx.runtime.brokerPermission = c.value as number;
+          else ctx.updateConfig(c.section, c.key, c.value);
+        }
+        ctx.runtimeChanges.set(changes.map((c) => [c.key, String(c.value)] as const));
+        if (changes.some((c) => c.key === "brokerPermission")) {
           ctx.topics.permissionChanged();
           ctx.onRuntimeChanged();
-          // In effect now; a failed write is logged and retried (Java logs and answers SUCCESS too).
-          await ctx.runtimeChanges.save();
         }
+        // In effect now; a failed write is logged and retried (Java logs and answers SUCCESS too).
+        await ctx.runtimeChanges.save();
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },
     ],

@@ -465,6 +465,10 @@ export class FileMessageStore implements MessageStore {
     return r.commitLogFiles;
   }
 
+  cleanExpiredConsumeQueues(): Promise<number> {
+    return this.cqs.deleteExpired(this.cl.minOffset);
+  }
+
   getRuntimeStats(): StoreRuntimeStats {
     return this.stats.snapshot(this.cl, this.flusher.flushedOffset);
   }

@@ -302,6 +302,11 @@ export class MemoryMessageStore implements MessageStore {
     return 0;
   }
 
+  /** Nothing expires in memory. */
+  async cleanExpiredConsumeQueues(): Promise<number> {
+    return 0;
+  }
+
   getRuntimeStats(): StoreRuntimeStats {
     return {
       putMessageTimesTotal: this.puts,

@@ -149,6 +149,8 @@ export interface MessageStore {
   deleteTopics(topics: Iterable<string>): Promise<number>;
   /** One retention run now (TRIGGER_DELETE_FILES); `force` ignores the hour and the reserve time. */
   deleteExpiredFiles(force?: boolean): Promise<number>;
+  /** Drops consume-queue files whose every unit points below the CommitLog's min offset now. */
+  cleanExpiredConsumeQueues(): Promise<number>;
   getRuntimeStats(): StoreRuntimeStats;
   shutdown(): Promise<void>;
 }

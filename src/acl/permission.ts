@@ -55,8 +55,9 @@ const JAVA_ADMIN_CODES = [
 
 /**
  * Codes we also keep to admins though Java does not: the ACL updates themselves (in Java any
- * signed account may rewrite plain_acl.yml and make itself admin) and the list forms of the
- * topic and group updates above.
+ * signed account may rewrite plain_acl.yml and make itself admin), the list forms of the
+ * topic and group updates above, and the maintenance requests that delete files or rewrite
+ * another group's offsets.
  */
 const ROCKETBUN_ADMIN_CODES = [
   RequestCode.UPDATE_AND_CREATE_ACL_CONFIG,
@@ -65,6 +66,10 @@ const ROCKETBUN_ADMIN_CODES = [
   RequestCode.GET_BROKER_CLUSTER_ACL_CONFIG,
   RequestCode.UPDATE_AND_CREATE_TOPIC_LIST,
   RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST,
+  RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE,
+  RequestCode.DELETE_EXPIRED_COMMITLOG,
+  RequestCode.CLEAN_UNUSED_TOPIC,
+  RequestCode.CLONE_GROUP_OFFSET,
 ];
 
 export const ADMIN_ONLY_CODES: ReadonlySet<number> = new Set([...JAVA_ADMIN_CODES, ...ROCKETBUN_ADMIN_CODES]);

@@ -3,38 +3,47 @@
  * parses its own flags (mqadmin's letters); every verb also takes -n, --json and -h. A failed
  * operation exits 1 with `rocketbun: <verb>: <message>`; a usage mistake exits 2 naming the flag.
  */
-import pino from "pino";
 import { type Admin, createAdmin } from "../client/index.ts";
 import { checkAddressList } from "../config/checks.ts";
 import { aclVerbs } from "./admin/acl.ts";
+import { brokerOpVerbs } from "./admin/broker-ops.ts";
 import { clusterVerbs } from "./admin/cluster.ts";
-import { type AdminContext, type AdminCredentials, type AdminVerb, printJson } from "./admin/context.ts";
+import { consumerOpVerbs } from "./admin/consumer-ops.ts";
+import { type AdminContext, type AdminVerb, printJson } from "./admin/context.ts";
 import { dlqVerbs } from "./admin/dlq.ts";
+import { failureText } from "./admin/failure-text.ts";
 import { NO_PROGRESS, terminalProgress } from "./admin/format.ts";
 import { groupVerbs } from "./admin/groups.ts";
+import { messageOpVerbs } from "./admin/message-ops.ts";
 import { messageVerbs } from "./admin/messages.ts";
 import { namesrvVerbs } from "./admin/namesrv.ts";
+import { sendProbeVerbs } from "./admin/send-probes.ts";
 import { TLS_FLAGS, tlsFromFlags } from "./admin/tls-flags.ts";
+import { topicOpVerbs } from "./admin/topic-ops.ts";
 import { topicVerbs } from "./admin/topics.ts";
 import { transactionVerbs } from "./admin/transactions.ts";
+import { VerbTable } from "./admin/verb-lookup.ts";
 import { type CommandSpec, type FlagSpec, formatHelp, parseArgs, UsageError } from "./args.ts";
+import { AK_FLAG, clientLog, credentialsOf, SK_FLAG } from "./client-flags.ts";
 import { type CliIo, type Command, EXIT_FAILURE, EXIT_OK } from "./command.ts";
 
 /** The verbs, grouped as mqadmin's help groups them. */
 export const ADMIN_GROUPS: Readonly<Record<string, readonly AdminVerb[]>> = {
-  topics: topicVerbs,
-  groups: groupVerbs,
+  topics: [...topicVerbs, ...topicOpVerbs],
+  groups: [...groupVerbs, ...consumerOpVerbs],
   cluster: clusterVerbs,
+  broker: brokerOpVerbs,
   namesrv: namesrvVerbs,
-  messages: messageVerbs,
+  messages: [...messageVerbs, ...messageOpVerbs],
   dlq: dlqVerbs,
   transactions: transactionVerbs,
+  probes: sendProbeVerbs,
   acl: aclVerbs,
 };
 
-const VERBS = new Map(Object.values(ADMIN_GROUPS).flatMap((list) => list.map((v) => [v.name, v] as const)));
+const VERBS = new VerbTable(Object.values(ADMIN_GROUPS).flat());
 /** The help's verb column: the longest name and two spaces. */
-const VERB_COLUMN = Math.max(...[...VERBS.keys()].map((name) => name.length)) + 2;
+const VERB_COLUMN = Math.max(...VERBS.verbs.map((v) => v.name.length)) + 2;
 
 const NAMESRV_FLAG: FlagSpec = {
   long: "namesrvAddr",
@@ -43,25 +52,15 @@ const NAMESRV_FLAG: FlagSpec = {
   help: "NameServer address(es), 'host:port;host:port' (default: $NAMESRV_ADDR)",
 };
 const JSON_FLAG: FlagSpec = { long: "json", help: "print the result as JSON (for scripts)" };
-const AK_FLAG: FlagSpec = {
-  long: "ak",
-  value: "KEY",
-  help: "ACL access key to sign every request with (default: $ROCKETMQ_ACCESS_KEY)",
-};
-const SK_FLAG: FlagSpec = {
-  long: "sk",
-  value: "SECRET",
-  help: "ACL secret key (default: $ROCKETMQ_SECRET_KEY; the variable keeps it out of `ps`)",
-};
-
 const spec: CommandSpec = {
   name: "admin",
-  usage: "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--tls ...] [--json]",
+  usage:
+    "rocketbun admin <verb> -n ADDR [verb options...] [--ak KEY --sk SECRET] [--tls ...] [--json]\n       rocketbun admin help <verb>",
   summary: "Runs one mqadmin verb against a NameServer (RocketBun or Apache RocketMQ).",
   flags: [AK_FLAG, SK_FLAG, ...TLS_FLAGS],
   passThroughAfterPositional: true,
   notes: [
-    "Verbs (rocketbun admin <verb> --help for each):",
+    "Verbs, case-insensitive as mqadmin's (rocketbun admin help <verb> for each):",
     ...Object.entries(ADMIN_GROUPS).flatMap(([group, verbs]) => [
       `  ${group}:`,
       ...verbs.map((v) => `    ${v.name.padEnd(VERB_COLUMN)}${v.summary}`),
@@ -81,29 +80,6 @@ export function verbSpec(verb: AdminVerb): CommandSpec {
     summary: verb.summary,
     flags: [NAMESRV_FLAG, ...verb.flags, AK_FLAG, SK_FLAG, ...TLS_FLAGS, JSON_FLAG],
   };
-}
-
-/**
- * The ACL keys: flags (after the verb, or before it) first, then the environment. Both or neither:
- * half a pair would send unsigned requests that look signed to the user.
- */
-function credentialsOf(
-  vspec: CommandSpec,
-  flags: ReadonlyMap<string, string>,
-  early: ReadonlyMap<string, string>,
-): AdminCredentials | undefined {
-  const accessKey = flags.get("ak") ?? early.get("ak") ?? process.env.ROCKETMQ_ACCESS_KEY ?? "";
-  const secretKey = flags.get("sk") ?? early.get("sk") ?? process.env.ROCKETMQ_SECRET_KEY ?? "";
-  if (accessKey === "" && secretKey === "") return undefined;
-  if (accessKey === "" || secretKey === "")
-    throw new UsageError(
-      `--ak and --sk (or ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_KEY) go together (see rocketbun ${vspec.name} --help)`,
-    );
-  return { accessKey, secretKey };
-}
-
-function describeError(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 async function runVerb(
@@ -135,7 +111,7 @@ async function runVerb(
     );
 
   const json = args.flags.has("json");
-  const credentials = credentialsOf(vspec, args.flags, early);
+  const credentials = credentialsOf(vspec.name, args.flags, early);
   const tls = await tlsFromFlags(args.flags, early, vspec.name);
   const closers: (() => Promise<void>)[] = [];
   let admin: Promise<Admin> | undefined;
@@ -171,7 +147,7 @@ async function runVerb(
     return EXIT_OK;
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    io.err(`rocketbun: ${verb.name}: ${describeError(err)}`);
+    io.err(`rocketbun: ${verb.name}: ${failureText(err, namesrvAddr.split(";"))}`);
     return EXIT_FAILURE;
   } finally {
     // Newest first: producers and consumers before the admin client they may share nothing with.
@@ -179,12 +155,12 @@ async function runVerb(
   }
 }
 
-const LOG_LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
-
-/** Client logs stay out of stdout (tables and JSON go there); silent unless ROCKETBUN_LOG_LEVEL asks. */
-function clientLog() {
-  const level = process.env.ROCKETBUN_LOG_LEVEL ?? "";
-  return pino({ level: LOG_LEVELS.has(level) ? level : "silent" }, pino.destination(2));
+function findVerb(name: string): AdminVerb {
+  const verb = VERBS.get(name);
+  if (verb !== undefined) return verb;
+  const guess = VERBS.suggest(name);
+  const hint = guess === undefined ? "" : ` (did you mean ${guess}?)`;
+  throw new UsageError(`unknown admin verb '${name}'${hint} (see rocketbun admin --help)`);
 }
 
 export const adminCommand: Command = {
@@ -199,8 +175,11 @@ export const adminCommand: Command = {
       }
       throw new UsageError("admin needs a verb (see rocketbun admin --help)");
     }
-    const verb = VERBS.get(name);
-    if (verb === undefined) throw new UsageError(`unknown admin verb '${name}' (see rocketbun admin --help)`);
-    return runVerb(verb, rest, io, args.flags);
+    if (name.toLowerCase() === "help") {
+      const [about] = rest;
+      io.out(formatHelp(about === undefined ? spec : verbSpec(findVerb(about))));
+      return EXIT_OK;
+    }
+    return runVerb(findVerb(name), rest, io, args.flags);
   },
 };

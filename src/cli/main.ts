@@ -8,8 +8,10 @@ import { adminCommand } from "./admin.ts";
 import { UsageError } from "./args.ts";
 import { brokerCommand } from "./broker.ts";
 import { type CliIo, type Command, consoleIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./command.ts";
+import { consumeCommand } from "./consume.ts";
 import { gatewayCommand } from "./gateway.ts";
 import { namesrvCommand } from "./namesrv.ts";
+import { produceCommand } from "./produce.ts";
 import { startCommand } from "./start.ts";
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -18,6 +20,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   broker: brokerCommand,
   gateway: gatewayCommand,
   admin: adminCommand,
+  produce: produceCommand,
+  consume: consumeCommand,
 };
 
 const SUMMARIES: Readonly<Record<string, string>> = {
@@ -26,6 +30,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   broker: "a Broker alone (like mqbroker)",
   gateway: "the HTTP/WebSocket gateway alone",
   admin: "mqadmin verbs",
+  produce: "a smoke-test producer with a live send rate",
+  consume: "a smoke-test group consumer with a live consume rate",
 };
 
 export function mainHelp(): string {

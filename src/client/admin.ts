@@ -255,10 +255,18 @@ export class Admin {
     return result;
   }
 
+  /**
+   * Every stored copy of the message whose UNIQ_KEY is `uniqueKey` (a retried send stores more
+   * than one), from every broker of the topic.
+   */
+  async queryMessageByUniqueKey(topic: string, uniqueKey: string, maxNum = 32): Promise<MessageExt[]> {
+    const found = await this.queryMessages(topic, uniqueKey, maxNum, 0, Date.now() + 60_000, true);
+    return found.filter((m) => m.msgId === uniqueKey);
+  }
+
   /** By UNIQ_KEY (the id producers report), else by offset id. */
   async queryMessageById(topic: string, msgId: string): Promise<MessageExt | null> {
-    const byKey = await this.queryMessages(topic, msgId, 32, 0, Date.now() + 60_000, true);
-    const hit = byKey.find((m) => m.msgId === msgId);
+    const [hit] = await this.queryMessageByUniqueKey(topic, msgId);
     if (hit) return hit;
     let decoded: ReturnType<typeof decodeOffsetMessageId>;
     try {

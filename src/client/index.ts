@@ -29,6 +29,7 @@ export { MessageSelector } from "./message-selector.ts";
 export {
   addWritePerm,
   deleteKvConfig,
+  getKvConfig,
   namesrvAddrs,
   namesrvConfig,
   putKvConfig,

@@ -12,7 +12,7 @@ import {
   PutKVConfigRequestHeader,
   WipeWritePermOfBrokerResponseHeader,
 } from "../protocol/headers/namesrv.ts";
-import { type ExtFields, RequestCode } from "../remoting/index.ts";
+import { type ExtFields, RequestCode, ResponseCode } from "../remoting/index.ts";
 import type { Admin } from "./admin.ts";
 import { decodeAnswer } from "./errors.ts";
 import { bodyText, call } from "./rpc.ts";
@@ -43,6 +43,29 @@ export async function putKvConfig(
 ): Promise<void> {
   const ext = PutKVConfigRequestHeader.encode({ namespace, key, value });
   for (const addr of namesrvAddrs(admin)) await invoke(admin, addr, RequestCode.PUT_KV_CONFIG, { ...ext });
+}
+
+/** GET_KV_CONFIG from the first NameServer that answers; null when it has no such key. */
+export async function getKvConfig(admin: Admin, namespace: string, key: string): Promise<string | null> {
+  const ext = KVConfigKeyHeader.encode({ namespace, key });
+  let last: unknown;
+  for (const addr of namesrvAddrs(admin)) {
+    try {
+      const r = await call(
+        admin.client.remoting,
+        addr,
+        RequestCode.GET_KV_CONFIG,
+        { ...ext },
+        null,
+        admin.client.options.mqClientApiTimeoutMs,
+        [ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND],
+      );
+      return r.code === ResponseCode.SUCCESS ? (r.ext("value") ?? "") : null;
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
 }
 
 /** DELETE_KV_CONFIG on every NameServer (deleting an absent key succeeds, as in Java). */

@@ -15,7 +15,9 @@ export const OFFLINE_RESET_CODES: ReadonlySet<number> = new Set([
 
 /**
  * Moves `group`'s offset of each queue (all on the broker at `addr`) to the first message stored
- * at or after `timestamp`; not forced, an offset only moves backwards. Returns queue → offset.
+ * at or after `timestamp`, or to the queue's end for a negative one (skipAccumulatedMessage sends
+ * -1, which the broker's INVOKE_BROKER_TO_RESET_OFFSET reads the same way); not forced, an offset
+ * only moves backwards. Returns queue → offset.
  */
 export async function resetOffsetsOffline(
   client: ClientInstance,
@@ -27,7 +29,10 @@ export async function resetOffsetsOffline(
 ): Promise<Map<MessageQueue, number>> {
   const out = new Map<MessageQueue, number>();
   for (const mq of queues) {
-    const target = await client.broker.searchOffset(addr, mq.topic, mq.queueId, timestamp);
+    const target =
+      timestamp < 0
+        ? await client.broker.maxOffset(addr, mq.topic, mq.queueId)
+        : await client.broker.searchOffset(addr, mq.topic, mq.queueId, timestamp);
     const current = force
       ? -1
       : await client.broker.queryConsumerOffset(addr, group, mq.topic, mq.queueId).catch(() => -1);

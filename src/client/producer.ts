@@ -357,6 +357,8 @@ function noRoute(topic: string, failure?: unknown): MQClientError {
   return new MQClientError({
     code: ResponseCode.TOPIC_NOT_EXIST,
     remark: `No route info of this topic: ${topic}${why}`,
+    // The cause lets a caller tell "no such topic" from "no NameServer answered".
+    ...(failure !== undefined ? { cause: failure } : {}),
   });
 }
 

@@ -397,8 +397,11 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect({
       readOnly: answer(await update("brokerPermission=4\n")),
       send: answer(await c.invoke(h.addr, sendRequest({ topic: "TRt", body: "y" }, st))),
-      blackListed: answer(await update("listenPort=1\n")),
+      restartOnly: answer(await update("listenPort=1\n")),
+      blackListed: answer(await update("brokerConfigPath=/tmp/x\n")),
+      typo: answer(await update("brokerPermision=6\n")),
       notAPerm: answer(await update("brokerPermission=rw\n")),
+      notAPermNumber: answer(await update("brokerPermission=9\n")),
       writable: answer(await update("brokerPermission=6\n")),
       sendAgain: (await c.invoke(h.addr, sendRequest({ topic: "TRt", body: "z" }, st))).code,
     }).toEqual({
@@ -407,11 +410,22 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
         code: ResponseCode.NO_PERMISSION,
         remark: "the broker[broker-it] sending message is forbidden",
       },
-      blackListed: {
+      restartOnly: {
         code: ResponseCode.NO_PERMISSION,
-        remark: "Can not update config in black list: listenPort",
+        remark: expect.stringContaining(
+          "'listenPort' cannot be changed at run time: set it in the broker's config file and restart (changeable at run time: brokerPermission, ",
+        ),
       },
-      notAPerm: { code: ResponseCode.SYSTEM_ERROR, remark: 'brokerPermission: "rw" is not a permission' },
+      blackListed: { code: ResponseCode.NO_PERMISSION, remark: "Can not update config in black list." },
+      typo: {
+        code: ResponseCode.NO_PERMISSION,
+        remark: "unknown config key 'brokerPermision' (did you mean brokerPermission?)",
+      },
+      notAPerm: { code: ResponseCode.INVALID_PARAMETER, remark: 'brokerPermission: "rw" is not an int' },
+      notAPermNumber: {
+        code: ResponseCode.INVALID_PARAMETER,
+        remark: "brokerPermission: 9 is above the maximum 7",
+      },
       writable: { code: 0, remark: null },
       sendAgain: 0,
     });

@@ -21,6 +21,8 @@ import {
   consumeStats,
   deleteSubscriptionGroupAt,
   producerConnections,
+  type QueueOffset,
+  resetOffsetRows,
   subscriptionGroups,
   targets,
 } from "./requests.ts";
@@ -146,6 +148,24 @@ async function groupProgress(
   return rows.sort(compareMq);
 }
 
+/**
+ * mqadmin fails, rather than print an empty table, when no broker has consume stats for the group.
+ * A broker answers every queue of a named topic whatever the group, so with -t a group that no
+ * master has a subscription group or an offset for is refused too.
+ */
+async function mustExist(admin: Admin, group: string, rows: readonly ProgressRow[], cluster?: string) {
+  if (rows.length === 0)
+    throw new AdminFailure(
+      `no consume stats for group ${group}: no broker has offsets for it (unknown group, or it has consumed nothing)`,
+    );
+  if (rows.some((r) => r.consumerOffset > 0)) return;
+  for (const b of await targets(admin, cluster !== undefined ? { clusterName: cluster } : {}))
+    if ((await subscriptionGroups(admin, b.addr)).includes(group)) return;
+  throw new AdminFailure(
+    `consumer group ${group} does not exist: no master has a subscription group or offsets for it`,
+  );
+}
+
 interface GroupSummary {
   group: string;
   count: number;
@@ -200,6 +220,7 @@ const consumerProgress: AdminVerb = {
       return;
     }
     const rows = await groupProgress(admin, group, topic, cluster);
+    await mustExist(admin, group, rows, cluster);
     const diffTotal = rows.reduce((sum, r) => sum + r.diff, 0);
     // An orderly group also shows which member holds each queue's lock.
     const cc = await admin.consumerConnections(group).catch(() => null);
@@ -364,18 +385,14 @@ const resetOffsetByTime: AdminVerb = {
     const queueId = intOpt(ctx, "queue", 0, 65535);
     const offset = intOpt(ctx, "offset");
     const admin = await ctx.admin();
-    const offsets: { brokerName: string; queueId: number; offset: number }[] = [];
+    let offsets: QueueOffset[];
     if (broker !== undefined && queueId !== undefined) {
       const target = offset ?? (await admin.client.broker.searchOffset(broker, topic, queueId, ts));
       await admin.client.broker.updateConsumerOffset(broker, group, topic, queueId, target, false);
       const [known] = await targets(admin, { brokerAddr: broker });
-      offsets.push({ brokerName: known?.brokerName || broker, queueId, offset: target });
+      offsets = [{ brokerName: known?.brokerName || broker, queueId, offset: target }];
     } else {
-      for (const [key, value] of await admin.resetOffsetByTime(group, topic, ts, force)) {
-        const cut = key.lastIndexOf("/");
-        offsets.push({ brokerName: key.slice(0, cut), queueId: Number(key.slice(cut + 1)), offset: value });
-      }
-      offsets.sort((a, b) => a.brokerName.localeCompare(b.brokerName) || a.queueId - b.queueId);
+      offsets = resetOffsetRows(await admin.resetOffsetByTime(group, topic, ts, force));
     }
     ctx.print({ group, topic, timestamp: ts, force, offsets }, () =>
       [

@@ -2,10 +2,12 @@
  * Message verbs: queryMsgById, queryMsgByUniqueKey, queryMsgByKey, queryMsgByOffset, sendMessage, consumeMessage.
  * sendMessage --count and consumeMessage show a progress bar on a terminal.
  */
-import { type Admin, createProducer, type MessageExt, type SendResult } from "../../client/index.ts";
+import type { Admin, MessageExt, SendResult } from "../../client/index.ts";
 import { decodeMessages } from "../../client/message.ts";
 import { type MessageQueue, mqKey } from "../../client/message-queue.ts";
+import { decodeOffsetMessageId } from "../../protocol/message/index.ts";
 import { isReadable, MASTER_ID } from "../../protocol/route/index.ts";
+import { UsageError } from "../args.ts";
 import {
   type AdminContext,
   AdminFailure,
@@ -16,16 +18,17 @@ import {
   timestampOpt,
 } from "./context.ts";
 import { humanTime, keyValues, table } from "./format.ts";
+import { producerFor, targets } from "./requests.ts";
 
 const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
-const BODY_FORMAT = {
+export const BODY_FORMAT = {
   long: "bodyFormat",
   short: "f",
   value: "CHARSET",
   help: "also print the body, decoded with this charset (e.g. UTF-8)",
 } as const;
 
-function bodyText(body: Uint8Array, charset = "utf-8"): string {
+export function bodyText(body: Uint8Array, charset = "utf-8"): string {
   try {
     return new TextDecoder(charset as ConstructorParameters<typeof TextDecoder>[0]).decode(body);
   } catch {
@@ -33,7 +36,7 @@ function bodyText(body: Uint8Array, charset = "utf-8"): string {
   }
 }
 
-function details(ctx: AdminContext, msg: MessageExt): string {
+export function details(ctx: AdminContext, msg: MessageExt): string {
   const charset = opt(ctx, "bodyFormat");
   const rows: [string, string | number][] = [
     ["OffsetID:", msg.offsetMsgId],
@@ -56,17 +59,49 @@ function details(ctx: AdminContext, msg: MessageExt): string {
   return keyValues(rows, " ");
 }
 
+/**
+ * A message by its offset id alone: the id carries the storing broker's address and the physical
+ * offset (mqadmin's queryMsgById needs nothing else). A unique id does not decode to a broker that
+ * answers; the error says to give the topic.
+ */
+async function byOffsetId(admin: Admin, id: string): Promise<MessageExt> {
+  let decoded: ReturnType<typeof decodeOffsetMessageId> | undefined;
+  try {
+    decoded = decodeOffsetMessageId(id);
+  } catch {
+    decoded = undefined;
+  }
+  // A unique id is 32 hex digits too; what it decodes to has no valid port.
+  const port = decoded?.storeHost.port ?? 0;
+  if (decoded === undefined || port <= 0 || port > 65_535)
+    throw new UsageError(
+      `'${id}' is not an offset message id (one carries its broker's address): give the topic with -t to look up a unique id (see rocketbun admin queryMsgById --help)`,
+    );
+  const brokerName =
+    (await targets(admin, { brokerAddr: decoded.address }).catch(() => []))[0]?.brokerName ?? "";
+  let msg: MessageExt | null;
+  try {
+    msg = await admin.client.broker.viewMessage(decoded.address, decoded.physicalOffset, brokerName);
+  } catch (err) {
+    throw new AdminFailure(
+      `message ${id}: the broker it names (${decoded.address}) did not answer (${(err as Error).message}); for a unique id (the one producers print) give its topic with -t`,
+    );
+  }
+  if (!msg) throw new AdminFailure(`no message with offset id ${id} on broker ${decoded.address}`);
+  return msg;
+}
+
 const queryMsgById: AdminVerb = {
   name: "queryMsgById",
-  summary: "Look a message up by its id (the producer's unique id or the broker's offset id).",
-  usage: "-t TOPIC -i MSG_ID[,MSG_ID...] [-f CHARSET]",
+  summary: "Look a message up by its offset id (carries its broker), or by unique id with its topic (-t).",
+  usage: "-i MSG_ID[,MSG_ID...] [-t TOPIC] [-f CHARSET]",
   flags: [
     TOPIC,
     { long: "msgId", short: "i", value: "ID", help: "message id(s), comma separated" },
     BODY_FORMAT,
   ],
   async run(ctx) {
-    const topic = required(ctx, "topic");
+    const topic = opt(ctx, "topic");
     const ids = required(ctx, "msgId")
       .split(",")
       .map((s) => s.trim())
@@ -74,6 +109,10 @@ const queryMsgById: AdminVerb = {
     const admin = await ctx.admin();
     const found: MessageExt[] = [];
     for (const id of ids) {
+      if (topic === undefined) {
+        found.push(await byOffsetId(admin, id));
+        continue;
+      }
       const msg = await admin.queryMessageById(topic, id);
       if (!msg) throw new AdminFailure(`no message with id ${id} in topic ${topic}`);
       found.push(msg);
@@ -174,13 +213,7 @@ const sendMessage: AdminVerb = {
     const queueId = intOpt(ctx, "qid", 0, 65_535);
     if (queueId !== undefined && brokerName === undefined) required(ctx, "broker");
     const count = intOpt(ctx, "count", 1, 100_000_000) ?? 1;
-    const producer = await createProducer({
-      namesrvAddr: ctx.namesrvAddr,
-      log: (await ctx.admin()).client.log,
-      ...ctx.credentials,
-      tls: ctx.tls,
-    });
-    ctx.closeLater(() => producer.shutdown());
+    const producer = await producerFor(ctx);
     const queue =
       brokerName !== undefined && queueId !== undefined ? { topic, brokerName, queueId } : undefined;
     const msg = { topic, body, ...(keys ? { keys } : {}), ...(tags ? { tags } : {}) };

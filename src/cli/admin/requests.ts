@@ -3,7 +3,7 @@
  * config, consume and topic stats, subscription group lists), sent through the admin's own client,
  * and the choice of target brokers from mqadmin's `-b ADDR` / `-c CLUSTER` flags.
  */
-import type { Admin } from "../../client/index.ts";
+import { type Admin, createProducer, type Producer } from "../../client/index.ts";
 import { call } from "../../client/rpc.ts";
 import { parseProperties } from "../../config/properties.ts";
 import { decodeQueueKeyedTable, type MessageQueueKey } from "../../protocol/body/queue-keyed.ts";
@@ -15,7 +15,7 @@ import {
 } from "../../protocol/headers/admin.ts";
 import { MASTER_ID } from "../../protocol/route/index.ts";
 import { RequestCode } from "../../remoting/index.ts";
-import { AdminFailure } from "./context.ts";
+import { type AdminContext, AdminFailure } from "./context.ts";
 
 export interface BrokerTarget {
   cluster: string;
@@ -202,4 +202,32 @@ export async function deleteSubscriptionGroupAt(
 ): Promise<void> {
   const ext = DeleteSubscriptionGroupRequestHeader.encode({ groupName: group, cleanOffset });
   await brokerCall(admin, addr, RequestCode.DELETE_SUBSCRIPTIONGROUP, ext);
+}
+
+/** A producer of the verb's own (its keys, its TLS), shut down when the verb ends. */
+export async function producerFor(ctx: AdminContext): Promise<Producer> {
+  const producer = await createProducer({
+    namesrvAddr: ctx.namesrvAddr,
+    log: (await ctx.admin()).client.log,
+    ...ctx.credentials,
+    tls: ctx.tls,
+  });
+  ctx.closeLater(() => producer.shutdown());
+  return producer;
+}
+
+export interface QueueOffset {
+  brokerName: string;
+  queueId: number;
+  offset: number;
+}
+
+/** Admin.resetOffsetByTime's `broker/queue` → offset map as rows sorted by broker and queue. */
+export function resetOffsetRows(offsets: ReadonlyMap<string, number>): QueueOffset[] {
+  return [...offsets]
+    .map(([key, offset]) => {
+      const cut = key.lastIndexOf("/");
+      return { brokerName: key.slice(0, cut), queueId: Number(key.slice(cut + 1)), offset };
+    })
+    .sort((a, b) => a.brokerName.localeCompare(b.brokerName) || a.queueId - b.queueId);
 }

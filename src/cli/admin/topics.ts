@@ -88,7 +88,7 @@ const deleteTopic: AdminVerb = {
   },
 };
 
-function isGroupTopic(topic: string): boolean {
+export function isGroupTopic(topic: string): boolean {
   return topic.startsWith(RETRY_GROUP_TOPIC_PREFIX) || topic.startsWith(DLQ_GROUP_TOPIC_PREFIX);
 }
 

@@ -48,6 +48,8 @@ export interface ConsumerRunningInfo {
 /** What an admin reads back: the properties and, per queue, the lock flags. */
 export interface RunningInfoView {
   properties: Record<string, string>;
+  /** Topic and expression of each subscription (consumerStatus compares them across members). */
+  subscriptions: { topic: string; subString: string }[];
   mqTable: [MessageQueueKey, Partial<ProcessQueueInfo>][];
 }
 
@@ -81,8 +83,14 @@ export function decodeConsumerRunningInfo(body: Uint8Array): RunningInfoView {
   const properties: Record<string, string> = {};
   if (props !== null && typeof props === "object")
     for (const [k, v] of Object.entries(props)) properties[k] = String(v);
+  const subs = Array.isArray(fields.subscriptionSet) ? (fields.subscriptionSet as unknown[]) : [];
+  const subscriptions = subs.map((raw) => {
+    const sub = (raw ?? {}) as { topic?: unknown; subString?: unknown };
+    return { topic: String(sub.topic ?? ""), subString: String(sub.subString ?? "") };
+  });
   return {
     properties,
+    subscriptions,
     mqTable: table.map(([mq, v]) => [mq, (v ?? {}) as Partial<ProcessQueueInfo>]),
   };
 }

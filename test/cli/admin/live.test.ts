@@ -458,10 +458,15 @@ describe("admin: usage and failures", () => {
     });
   });
 
-  test("an unreachable NameServer exits 1 with the client's error", async () => {
-    const r = await rb.cli("admin", "topicList", "-n", "127.0.0.1:1");
-    expect([r.code, r.stdout]).toEqual([1, ""]);
-    expect(r.stderr).toStartWith("rocketbun: topicList: RPC_SEND_TO_CHANNEL_FAILED: ");
+  test("an unreachable NameServer exits 1 naming the NameServer, for reads and for sends", async () => {
+    for (const args of [["topicList"], ["sendMessage", "-t", "AdmDead", "-p", "x"]]) {
+      const [verb, ...rest] = args as [string, ...string[]];
+      const r = await rb.cli("admin", verb, "-n", "127.0.0.1:1", ...rest);
+      expect([r.code, r.stdout]).toEqual([1, ""]);
+      expect(r.stderr).toStartWith(
+        `rocketbun: ${verb}: the NameServer 127.0.0.1:1 is unreachable (RPC_SEND_TO_CHANNEL_FAILED: connect to 127.0.0.1:1 failed`,
+      );
+    }
   });
 
   test("help lists every verb, and each verb's help its mqadmin flags", async () => {

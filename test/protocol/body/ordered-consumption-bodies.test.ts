@@ -91,6 +91,7 @@ describe("ConsumerRunningInfo", () => {
     expect(s.indexOf('"queueId":0')).toBeLessThan(s.indexOf('"queueId":1'));
     expect(decodeConsumerRunningInfo(body)).toEqual({
       properties: { PROP_CONSUMEORDERLY: "true" },
+      subscriptions: [],
       mqTable: [
         [q(0), pq],
         [q(1), { ...pq, locked: false }],
@@ -106,6 +107,7 @@ describe("ConsumerRunningInfo", () => {
         PROP_CONSUME_TYPE: "CONSUME_PASSIVELY",
         PROP_THREADPOOL_CORE_SIZE: "20",
       },
+      subscriptions: [{ topic: "T", subString: "*" }],
       mqTable: [[q(0), { locked: true, lastLockTimestamp: 5, droped: false }]],
     });
   });
