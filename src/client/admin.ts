@@ -281,12 +281,6 @@ export class Admin {
       .catch(() => null);
   }
 
-  /** Every stored message of the topic whose UNIQ_KEY is `uniqKey` (a retried one may be stored twice). */
-  async queryMessagesByUniqueKey(topic: string, uniqKey: string, maxNum = 32): Promise<MessageExt[]> {
-    const found = await this.queryMessages(topic, uniqKey, maxNum, 0, Date.now() + 60_000, true);
-    return found.filter((m) => m.msgId === uniqKey);
-  }
-
   /** Messages whose KEYS contain `key`, from every broker of the topic. */
   async queryMessageByKey(
     topic: string,

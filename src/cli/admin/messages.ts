@@ -1,5 +1,5 @@
 /**
- * Message verbs: queryMsgById, queryMsgByUniqueKey, queryMsgByKey, queryMsgByOffset, sendMessage, consumeMessage.
+ * Message verbs: queryMsgById, queryMsgByKey, queryMsgByOffset, sendMessage, consumeMessage.
  * sendMessage --count and consumeMessage show a progress bar on a terminal.
  */
 import type { Admin, MessageExt, SendResult } from "../../client/index.ts";
@@ -118,26 +118,6 @@ const queryMsgById: AdminVerb = {
       found.push(msg);
     }
     ctx.print(ids.length === 1 ? found[0] : found, () => found.map((m) => details(ctx, m)).join("\n\n"));
-  },
-};
-
-const queryMsgByUniqueKey: AdminVerb = {
-  name: "queryMsgByUniqueKey",
-  summary: "Look a message up by the unique id its producer reported (UNIQ_KEY), e.g. in a %DLQ% topic.",
-  usage: "-t TOPIC -i MSG_ID [-a] [-f CHARSET]",
-  flags: [
-    TOPIC,
-    { long: "msgId", short: "i", value: "ID", help: "the unique id (UNIQ_KEY)" },
-    { long: "showAll", short: "a", help: "every stored copy, not only the first" },
-    BODY_FORMAT,
-  ],
-  async run(ctx) {
-    const topic = required(ctx, "topic");
-    const id = required(ctx, "msgId");
-    const found = await (await ctx.admin()).queryMessagesByUniqueKey(topic, id);
-    if (found.length === 0) throw new AdminFailure(`no message with unique key ${id} in topic ${topic}`);
-    const shown = ctx.args.flags.has("showAll") ? found : found.slice(0, 1);
-    ctx.print(shown.length === 1 ? shown[0] : shown, () => shown.map((m) => details(ctx, m)).join("\n\n"));
   },
 };
 
@@ -377,7 +357,6 @@ const consumeMessage: AdminVerb = {
 
 export const messageVerbs: readonly AdminVerb[] = [
   queryMsgById,
-  queryMsgByUniqueKey,
   queryMsgByKey,
   queryMsgByOffset,
   sendMessage,
