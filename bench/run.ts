@@ -21,10 +21,45 @@ const all = [
 ];
 /** Run only when named: they take minutes. */
 const onRequest = ["soak", "crash", "timers", "pop"];
+/** One line each for `--help`: what the benchmark measures and roughly how long it runs here. */
+const ABOUT: Readonly<Record<string, string>> = {
+  remoting: "frames through the remoting core beside a raw Bun TCP echo",
+  namesrv: "route lookups and registrations",
+  store: "CommitLog appends beside a raw disk append, both flush modes",
+  broker: "1 KiB sends and pulls, 1 and 128 in flight, beside the echo ceiling",
+  filter: "backlog drains with no filter, a tag filter and SQL92",
+  client: "the native client against the raw remoting client, sends and drains",
+  retry: "consumption through send-back beside plain consumption",
+  transactions: "committed transactional sends beside plain ones; check-back of 10,000",
+  security: "ACL and TLS against plaintext, 1 and 128 in flight",
+  gateway: "HTTP produce, receive+ack, WS push and latency beside Hono/Bun ceilings",
+  soak: "producer and consumers for 150 s: throughput, RSS, nothing lost (only when named)",
+  crash: "SIGKILL under load, 20 rounds per flush mode: nothing acknowledged lost (only when named)",
+  timers: "1,000,000 timers over 60 s: lateness, rate, RSS (only when named, ~100 s)",
+  pop: "POP vs PULL drain; 1,000,000 leases held and expired (only when named, ~90 s)",
+};
+
 const wanted = process.argv.slice(2);
+if (wanted.includes("--help") || wanted.includes("-h")) {
+  console.log(
+    [
+      "Usage: npm run bench [-- NAME...]",
+      "",
+      "Runs the default set in turn (each in its own process), or the benchmarks named.",
+      "Each prints its figures beside a ceiling measured in the same run, and the ratio.",
+      "",
+      ...[...all, ...onRequest].map((n) => `  ${n.padEnd(13)}${ABOUT[n] ?? ""}`),
+      "",
+      "Environment: BENCH_PIN=0 (do not pin server and client to separate CPUs), BENCH_DURATION_MS,",
+      "BENCH_ROUNDS and per-benchmark knobs named in each file's header.",
+    ].join("\n"),
+  );
+  process.exit(0);
+}
 const names = wanted.length > 0 ? wanted : all;
 let failed = 0;
-for (const name of names) {
+const started = performance.now();
+for (const [i, name] of names.entries()) {
   const file = join(import.meta.dir, `${name}.ts`);
   if (!existsSync(file)) {
     if (wanted.length > 0) {
@@ -35,6 +70,8 @@ for (const name of names) {
     }
     continue;
   }
+  const at = ((performance.now() - started) / 1000).toFixed(0);
+  console.log(`\n# [${i + 1}/${names.length}] ${name}: ${ABOUT[name] ?? ""} (${at} s into the run)`);
   const proc = Bun.spawn([process.execPath, file], {
     stdout: "inherit",
     stderr: "inherit",
@@ -45,4 +82,7 @@ for (const name of names) {
     failed++;
   }
 }
+console.log(
+  `\n# ${names.length} benchmark(s) in ${((performance.now() - started) / 1000).toFixed(0)} s, ${failed} failed`,
+);
 process.exit(failed > 0 ? 1 : 0);
