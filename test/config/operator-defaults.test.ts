@@ -118,3 +118,29 @@ describe("log output", () => {
     }
   });
 });
+
+describe("the sample configs in conf/", () => {
+  const conf = (name: string) => join(import.meta.dir, "..", "..", "conf", name);
+
+  test("conf/broker.conf loads and sets what its comments say", async () => {
+    const { config } = await load("broker", { file: conf("broker.conf") });
+    expect([config.broker.brokerName, config.nettyServer.bindAddress, config.broker.brokerIP1]).toEqual([
+      "broker-a",
+      "127.0.0.1",
+      "127.0.0.1",
+    ]);
+  });
+
+  test("conf/namesrv.properties loads", async () => {
+    const { config } = await load("namesrv", { file: conf("namesrv.properties") });
+    expect(config.nettyServer.listenPort).toBe(9876);
+  });
+
+  test("the two masters of conf/2m-noslave differ in name, port and store", async () => {
+    const a = (await load("broker", { file: conf("2m-noslave/broker-a.conf") })).config;
+    const b = (await load("broker", { file: conf("2m-noslave/broker-b.conf") })).config;
+    expect([a.broker.brokerName, b.broker.brokerName]).toEqual(["broker-a", "broker-b"]);
+    expect([a.nettyServer.listenPort, b.nettyServer.listenPort]).toEqual([10911, 10921]);
+    expect(a.messageStore.storePathRootDir).not.toBe(b.messageStore.storePathRootDir);
+  });
+});
