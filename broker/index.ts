@@ -366,7 +366,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
       locks.start();
       if (namesrvAddrs().length > 0) await registration.start();
       const line = bootLine(bc.brokerName, brokerAddr, bc.namesrvAddr);
-      log.info(line);
+      log.debug(line); // printed once on stdout by the CLI
       return line;
     },
     async stop() {

@@ -4,7 +4,16 @@
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, textFlag, UsageError } from "./args.ts";
-import { CONFIG_FLAG, type Command, EXIT_OK, envNotes, PRINT_FLAG, runRole } from "./command.ts";
+import {
+  CONFIG_FLAG,
+  type Command,
+  EXIT_OK,
+  envNotes,
+  PRINT_FLAG,
+  ROLE_FLAGS,
+  roleFlagOverrides,
+  runRole,
+} from "./command.ts";
 import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
@@ -15,6 +24,7 @@ const spec: CommandSpec = {
     "processors for producers, consumers and admins. The file takes BrokerConfig, MessageStoreConfig,\n" +
     "NettyServerConfig and NettyClientConfig keys, as mqbroker does: an existing broker.conf loads.",
   flags: [
+    ...ROLE_FLAGS,
     CONFIG_FLAG,
     PRINT_FLAG,
     {
@@ -56,7 +66,7 @@ export const brokerCommand: Command = {
     const namesrvAddr = textFlag(spec, args, "namesrv-addr");
     const loaded = await loadRoleConfig("broker", {
       file: textFlag(spec, args, "config"),
-      overrides: namesrvAddr === undefined ? {} : { namesrvAddr },
+      overrides: { ...roleFlagOverrides(spec, args), ...(namesrvAddr === undefined ? {} : { namesrvAddr }) },
     });
     if (printAll || printImportant) {
       io.out(formatConfig(loaded.sections, { importantOnly: printImportant }));

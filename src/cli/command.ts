@@ -2,10 +2,12 @@
  * What every subcommand shares: the Command shape, output sinks, the common flags, loading the
  * role's configuration for `-p`/`-m`, and running a role (or saying it is not in this build).
  */
+
+import { resolve } from "node:path";
 import type { LoadedConfig } from "../config/load.ts";
 import type { RoleName } from "../config/role-config.ts";
 import type { Logger } from "../log.ts";
-import type { CommandSpec, FlagSpec } from "./args.ts";
+import { type CommandSpec, type FlagSpec, type ParsedArgs, textFlag } from "./args.ts";
 import { type LifecycleHost, runRoles, type StopSignal } from "./lifecycle.ts";
 import type { RoleStarter } from "./roles.ts";
 
@@ -45,6 +47,33 @@ export const PRINT_FLAG: FlagSpec = {
   help: "print the effective configuration as key=value lines and exit",
 };
 
+/** Flags every server role takes: where its data lives and how it logs. */
+export const ROLE_FLAGS: readonly FlagSpec[] = [
+  {
+    long: "home",
+    value: "DIR",
+    help: "directory for data not placed elsewhere by the config (default ~/rocketbun)",
+  },
+  {
+    long: "log-format",
+    value: "FMT",
+    help: "console log lines: pretty, json or auto (pretty on a terminal)",
+  },
+  { long: "log-dir", value: "DIR", help: "also write JSON logs to DIR/rocketbun.log, rotated at 100 MB" },
+];
+
+/** The ROLE_FLAGS given, as config overrides (rocketbunHome, logFormat, logDir). */
+export function roleFlagOverrides(spec: CommandSpec, args: ParsedArgs): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  const home = textFlag(spec, args, "home");
+  if (home !== undefined) overrides.rocketbunHome = resolve(home);
+  const format = textFlag(spec, args, "log-format");
+  if (format !== undefined) overrides.logFormat = format;
+  const dir = textFlag(spec, args, "log-dir");
+  if (dir !== undefined) overrides.logDir = resolve(dir);
+  return overrides;
+}
+
 const ENV_DOCS: Readonly<Record<string, string>> = {
   NAMESRV_ADDR: "namesrvAddr (RocketMQ's variable; the file wins over it)",
   ROCKETMQ_HOME: "rocketmqHome (RocketMQ's variable; unused by RocketBun)",
@@ -53,6 +82,8 @@ const ENV_DOCS: Readonly<Record<string, string>> = {
   ROCKETBUN_BROKER_PORT: "the Broker's listenPort",
   ROCKETBUN_GATEWAY_PORT: "gatewayPort",
   ROCKETBUN_LOG_LEVEL: "logLevel: fatal, error, warn, info, debug, trace or silent",
+  ROCKETBUN_LOG_FORMAT: "logFormat: pretty, json or auto",
+  ROCKETBUN_LOG_DIR: "logDir: a directory for rotated JSON log files",
 };
 
 export function envNotes(names: readonly string[]): string {
@@ -90,8 +121,10 @@ export function processHost(log: Logger, io: CliIo): LifecycleHost {
  * the config loader reports that variable as a ConfigError; so the config is validated first.
  */
 export async function startLogging(loaded: LoadedConfig<RoleName>): Promise<Logger> {
-  const { logger, setLogLevel } = await import("../log.ts");
+  const { configureLogOutput, logger, setLogLevel } = await import("../log.ts");
   setLogLevel(loaded.config.rocketbun.logLevel);
+  const { logFormat, logDir } = loaded.config.rocketbun;
+  await configureLogOutput({ format: logFormat, dir: logDir });
   const log = logger("cli");
   if (loaded.file !== undefined) log.info({ file: loaded.file }, "loaded config file");
   if (loaded.ignoredKeys.length > 0) {

@@ -4,7 +4,16 @@
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, portFlag, textFlag } from "./args.ts";
-import { CONFIG_FLAG, type Command, EXIT_OK, envNotes, PRINT_FLAG, runRole } from "./command.ts";
+import {
+  CONFIG_FLAG,
+  type Command,
+  EXIT_OK,
+  envNotes,
+  PRINT_FLAG,
+  ROLE_FLAGS,
+  roleFlagOverrides,
+  runRole,
+} from "./command.ts";
 import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
@@ -24,6 +33,7 @@ const spec: CommandSpec = {
     { long: "port", value: "N", help: "HTTP port (default 8080)" },
     { long: "bind", value: "ADDR", help: "address to listen on (default 0.0.0.0; 127.0.0.1 keeps it local)" },
     { long: "api-keys", value: "FILE", help: "JSON file of API keys and their scopes (gatewayApiKeysFile)" },
+    ...ROLE_FLAGS,
     CONFIG_FLAG,
     PRINT_FLAG,
   ],
@@ -39,7 +49,7 @@ export const gatewayCommand: Command = {
       return EXIT_OK;
     }
     noPositionals(spec, args);
-    const overrides: Record<string, string> = {};
+    const overrides = roleFlagOverrides(spec, args);
     const port = portFlag(spec, args, "port");
     if (port !== undefined) overrides.gatewayPort = String(port);
     const namesrvAddr = textFlag(spec, args, "namesrv");

@@ -4,7 +4,16 @@
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import { type CommandSpec, formatHelp, noPositionals, parseArgs, textFlag } from "./args.ts";
-import { CONFIG_FLAG, type Command, EXIT_OK, envNotes, PRINT_FLAG, runRole } from "./command.ts";
+import {
+  CONFIG_FLAG,
+  type Command,
+  EXIT_OK,
+  envNotes,
+  PRINT_FLAG,
+  ROLE_FLAGS,
+  roleFlagOverrides,
+  runRole,
+} from "./command.ts";
 import { ROLE_TITLES, roleStarters } from "./roles.ts";
 
 const spec: CommandSpec = {
@@ -17,6 +26,7 @@ const spec: CommandSpec = {
     "registrations, KV, topic, write-permission and config changes need an admin account of aclPlainFile\n" +
     "(brokers sign with innerClientAuthenticationCredentials); aclReadNeedSignature=true closes reads too.",
   flags: [
+    ...ROLE_FLAGS,
     CONFIG_FLAG,
     PRINT_FLAG,
     {
@@ -39,7 +49,10 @@ export const namesrvCommand: Command = {
       return EXIT_OK;
     }
     noPositionals(spec, args);
-    const loaded = await loadRoleConfig("namesrv", { file: textFlag(spec, args, "config") });
+    const loaded = await loadRoleConfig("namesrv", {
+      file: textFlag(spec, args, "config"),
+      overrides: roleFlagOverrides(spec, args),
+    });
     if (args.flags.has("print-config")) {
       io.out(formatConfig(loaded.sections));
       return EXIT_OK;

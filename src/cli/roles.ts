@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { createBroker } from "../../broker/index.ts";
 import { startGateway } from "../../gateway/server.ts";
 import { PlainAcl } from "../acl/plain-acl.ts";
+import { isWildcard } from "../config/load.ts";
 import type { RocketbunConfig } from "../config/rocketbun-config.ts";
 import type {
   BrokerRoleConfig,
@@ -141,6 +142,20 @@ async function startNameServer(config: NamesrvRoleConfig, shared?: Shared): Prom
 /** Human names for messages. */
 export const ROLE_TITLES = { namesrv: "NameServer", broker: "Broker", gateway: "Gateway" } as const;
 
+/**
+ * A broker bound to one address that publishes another (brokerIP1) hands clients a route they
+ * cannot connect to: say so at start rather than leave them timing out.
+ */
+function warnIfUnreachable(log: ReturnType<typeof logger>, config: BrokerRoleConfig): void {
+  const bind = config.nettyServer.bindAddress;
+  const published = config.broker.brokerIP1;
+  if (isWildcard(bind) || bind === published) return;
+  log.warn(
+    { bindAddress: bind, brokerIP1: published },
+    `the broker listens only on ${bind} but publishes brokerIP1=${published} to clients, which will fail to connect; set brokerIP1=${bind} or bindAddress=0.0.0.0`,
+  );
+}
+
 async function startBroker(config: BrokerRoleConfig, shared?: Shared): Promise<Role> {
   const log = logger("broker");
   const home = config.rocketbun.rocketbunHome;
@@ -156,6 +171,7 @@ async function startBroker(config: BrokerRoleConfig, shared?: Shared): Promise<R
     tls: serverTls,
     ...(shared?.acl ? { acl: shared.acl } : {}),
   });
+  warnIfUnreachable(log, config);
   console.log(await broker.start());
   // The gateway of this process reaches the broker without a socket, as the broker the NameServer.
   const addr = broker.brokerAddr;

@@ -16,6 +16,8 @@ import {
   envNotes,
   PRINT_FLAG,
   processHost,
+  ROLE_FLAGS,
+  roleFlagOverrides,
   startLogging,
 } from "./command.ts";
 import { type RoleStep, runRoles } from "./lifecycle.ts";
@@ -33,7 +35,7 @@ import { loadWithTlsDev, TLS_DEV_FLAG } from "./tls-dev.ts";
 const spec: CommandSpec = {
   name: "start",
   usage:
-    "rocketbun start [--home DIR] [--namesrv-port N] [--broker-port N] [--gateway-port N] [--tls-dev] [-c FILE] [-p]",
+    "rocketbun start [--home DIR] [--bind ADDR] [--namesrv-port N] [--broker-port N] [--gateway-port N] [--tls-dev] [--log-format FMT] [--log-dir DIR] [-c FILE] [-p]",
   summary:
     "Runs NameServer (9876), Broker (10911) and Gateway (8080) in one process. The file takes broker.conf\n" +
     "keys (listenPort is the broker's), NamesrvConfig keys, gatewayPort and namesrvListenPort; one\n" +
@@ -41,10 +43,11 @@ const spec: CommandSpec = {
     "changes go (by default) to <home>/namesrv/namesrv-runtime.properties and\n" +
     "<home>/store/config/broker-runtime.properties, never to the file.",
   flags: [
+    ...ROLE_FLAGS,
     {
-      long: "home",
-      value: "DIR",
-      help: "directory for data not placed elsewhere by the config (store/, namesrv/)",
+      long: "bind",
+      value: "ADDR",
+      help: "address every server listens on (default 127.0.0.1; 0.0.0.0 for every interface)",
     },
     { long: "namesrv-port", value: "N", help: "NameServer port (default 9876)" },
     { long: "broker-port", value: "N", help: "Broker port (default 10911)" },
@@ -83,9 +86,12 @@ export function startSteps(
 }
 
 function overridesFrom(args: ReturnType<typeof parseArgs>): Record<string, string> {
-  const overrides: Record<string, string> = {};
-  const home = textFlag(spec, args, "home");
-  if (home !== undefined) overrides.rocketbunHome = resolve(home);
+  const overrides = roleFlagOverrides(spec, args);
+  const bind = textFlag(spec, args, "bind");
+  if (bind !== undefined) {
+    overrides.bindAddress = bind;
+    overrides.gatewayBindAddress = bind;
+  }
   const ports = [
     ["namesrv-port", "namesrvListenPort"],
     ["broker-port", "listenPort"],

@@ -8,6 +8,8 @@ export interface HostFacts {
   readonly homeDir: string;
   readonly hostName: string;
   readonly localAddress: string;
+  /** The role's default bindAddress when it is not the wildcard (`start`: loopback). */
+  readonly bindAddress?: string;
 }
 
 function isPrivateIPv4(addr: string): boolean {

@@ -2,8 +2,9 @@
  * Loads one role's configuration: defaults, environment, `.properties` file and command-line
  * overrides, validated into frozen typed sections. The only module that reads `process.env`.
  */
+import { accessSync, constants, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { authConfig, namesrvAclConfig } from "./acl-config.ts";
 import {
   brokerConfig,
@@ -78,7 +79,12 @@ const JAVA_ENV: Readonly<Record<string, string>> = {
   ROCKETMQ_HOME: "rocketmqHome",
 };
 
-const COMMON_ENV = { ROCKETBUN_HOME: "rocketbunHome", ROCKETBUN_LOG_LEVEL: "logLevel" } as const;
+const COMMON_ENV = {
+  ROCKETBUN_HOME: "rocketbunHome",
+  ROCKETBUN_LOG_LEVEL: "logLevel",
+  ROCKETBUN_LOG_FORMAT: "logFormat",
+  ROCKETBUN_LOG_DIR: "logDir",
+} as const;
 
 /** RocketBun's variables override the file (deployment beats the shipped file); flags beat both. */
 const ROCKETBUN_ENV: { readonly [R in RoleName]: Readonly<Record<string, string>> } = {
@@ -125,6 +131,8 @@ export async function readConfigFile(file: string): Promise<PropertyEntry[]> {
 interface Layers {
   readonly below: ReadonlyMap<string, Sourced>;
   readonly above: ReadonlyMap<string, Sourced>;
+  /** Keys no section claims: reported with the values' problems, in one pass. */
+  readonly unknown: readonly ConfigProblem[];
 }
 
 /** Reads the input layers; reports keys no section of the role claims. */
@@ -158,8 +166,7 @@ async function gatherEntries(role: RoleName, options: LoadOptions): Promise<Laye
   for (const [key, value] of Object.entries(options.overrides ?? {}))
     put(above, key, value, "command line", true);
 
-  if (unknown.length > 0) throw new ConfigError(unknown);
-  return { below, above };
+  return { below, above, unknown };
 }
 
 function layered(layers: Layers, runtime: ReadonlyMap<string, Sourced> = new Map()): Map<string, Sourced> {
@@ -215,6 +222,56 @@ class Validator {
   }
 }
 
+/** The directory under the user's home that holds every role's data by default. */
+export const HOME_DIR_NAME = "rocketbun";
+
+function bindDefault(host: HostFacts): { bindAddress?: string } {
+  return host.bindAddress === undefined ? {} : { bindAddress: host.bindAddress };
+}
+
+export function isWildcard(address: string): boolean {
+  return address === "0.0.0.0" || address === "::" || address === "";
+}
+
+/**
+ * rocketbunHome must be a directory, or creatable: named here, with the path that is in the way,
+ * rather than as an ENOTDIR from deep inside the store later.
+ */
+function checkHome(v: Validator, home: string): void {
+  const problem = homeProblem(resolve(home));
+  if (problem !== undefined)
+    v.report({ origin: v.origin("rocketbunHome"), key: "rocketbunHome", message: problem });
+}
+
+function homeProblem(home: string): string | undefined {
+  let path = home;
+  for (;;) {
+    let stat: Stats;
+    try {
+      stat = statSync(path);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if ((code === "ENOENT" || code === "ENOTDIR") && dirname(path) !== path) {
+        path = dirname(path);
+        continue;
+      }
+      return `${home} cannot be used: ${(err as Error).message}`;
+    }
+    if (!stat.isDirectory()) {
+      return path === home
+        ? `${home} is not a directory`
+        : `${home} cannot be created: ${path} is not a directory`;
+    }
+    if (path === home) return undefined;
+    try {
+      accessSync(path, constants.W_OK);
+      return undefined;
+    } catch {
+      return `${home} cannot be created: no permission to write in ${path}`;
+    }
+  }
+}
+
 function haPortFor(listenPort: number): number {
   return listenPort > 0 && listenPort < 65535 ? listenPort + 1 : 0;
 }
@@ -244,7 +301,10 @@ function buildNamesrv(
     configStorePath: configStorePathUnder(home),
   });
   checkNotTheFile(v, "configStorePath", namesrv.configStorePath, file);
-  let nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_NAMESRV_PORT });
+  let nettyServer = v.section(nettyServerConfig, {
+    listenPort: DEFAULT_NAMESRV_PORT,
+    ...bindDefault(host),
+  });
   if (embeddedPort !== undefined) nettyServer = Object.freeze({ ...nettyServer, listenPort: embeddedPort });
   const [nettyClient, tls] = [v.section(nettyClientConfig), v.section(tlsConfig)];
   const acl = v.section(namesrvAclConfig);
@@ -259,7 +319,9 @@ function buildBroker(
   namesrvAddr?: string,
 ): BrokerRoleConfig {
   const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
-  const nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_BROKER_PORT });
+  const nettyServer = v.section(nettyServerConfig, { listenPort: DEFAULT_BROKER_PORT, ...bindDefault(host) });
+  // A broker bound to one address is reachable only there: publish that, not another interface.
+  const published = isWildcard(nettyServer.bindAddress) ? host.localAddress : nettyServer.bindAddress;
   const root = v.given("storePathRootDir") ?? storePathRootDirUnder(rocketbun.rocketbunHome);
   const messageStore = v.section(messageStoreConfig, {
     storePathRootDir: root,
@@ -268,8 +330,8 @@ function buildBroker(
   });
   let broker = v.section(brokerConfig, {
     brokerName: host.hostName || DEFAULT_BROKER_NAME,
-    brokerIP1: host.localAddress,
-    brokerIP2: host.localAddress,
+    brokerIP1: published,
+    brokerIP2: published,
     brokerConfigPath: brokerConfigPathUnder(root),
     ...(namesrvAddr === undefined ? {} : { namesrvAddr }),
   });
@@ -300,7 +362,10 @@ function buildBroker(
 
 function buildGateway(v: Validator, host: HostFacts, namesrvAddr?: string): GatewayRoleConfig {
   const rocketbun = v.section(rocketbunConfig, { rocketbunHome: host.homeDir });
-  const gateway = v.section(gatewayConfig, namesrvAddr === undefined ? {} : { namesrvAddr });
+  const gateway = v.section(gatewayConfig, {
+    ...(namesrvAddr === undefined ? {} : { namesrvAddr }),
+    ...(host.bindAddress === undefined ? {} : { gatewayBindAddress: host.bindAddress }),
+  });
   const nettyClient = v.section(nettyClientConfig);
   return Object.freeze({ rocketbun, gateway, nettyClient, tls: v.section(tlsConfig) });
 }
@@ -323,11 +388,15 @@ function build(
   file: string | undefined,
 ): Built {
   const problems = new Problems();
+  for (const p of layers.unknown) problems.report(p);
+  // Every role keeps its data under ~/rocketbun unless --home (rocketbunHome) says otherwise.
+  host = { ...host, homeDir: join(host.homeDir, HOME_DIR_NAME) };
   const own = new Validator(
     layered(layers, role === "namesrv" ? runtime.namesrv.entries : runtime.broker.entries),
     problems,
   );
   const done = (config: RoleConfigs[RoleName], values = own.values): Built => {
+    checkHome(own, config.rocketbun.rocketbunHome);
     if (problems.list.length > 0) throw new ConfigError(problems.list);
     return { config, values };
   };
@@ -339,9 +408,9 @@ function build(
     case "gateway":
       return done(buildGateway(own, host));
     case "start": {
-      // The all-in-one server keeps everything under ~/rocketbun unless --home says otherwise, and,
-      // being a single-machine setup, advertises loopback unless brokerIP1 is configured.
-      host = { ...host, homeDir: join(host.homeDir, "rocketbun"), localAddress: "127.0.0.1" };
+      // The all-in-one server is a single-machine setup: it listens on and advertises loopback
+      // unless bindAddress (or --bind) and brokerIP1 say otherwise.
+      host = { ...host, localAddress: "127.0.0.1", bindAddress: "127.0.0.1" };
       const start = own.section(startConfig);
       const local = `127.0.0.1:${start.namesrvListenPort}`;
       const ns = new Validator(layered(layers, runtime.namesrv.entries), problems);

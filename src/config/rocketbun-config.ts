@@ -3,6 +3,7 @@
  * limits every connection obeys, the wire identity we send, and the embedded (`start`) layout.
  */
 import { homedir } from "node:os";
+import { LOG_FORMATS } from "../log.ts";
 import { ACL_FILE_FIELDS } from "./acl-config.ts";
 import { checkNonEmpty } from "./checks.ts";
 import { DEFAULT_NAMESRV_PORT } from "./namesrv-config.ts";
@@ -52,6 +53,17 @@ export const rocketbunConfig = defineSection("rocketbunConfig", {
     doc: "directory under which paths not given default (store/, namesrv/); env ROCKETBUN_HOME, flag --home",
   },
   logLevel: { type: "enum", default: "info", enumValues: LOG_LEVELS, doc: "env ROCKETBUN_LOG_LEVEL" },
+  logFormat: {
+    type: "enum",
+    default: "auto",
+    enumValues: LOG_FORMATS,
+    doc: "console log lines: pretty (human-readable, coloured), json (one object a line), auto (pretty on a terminal, json otherwise); env ROCKETBUN_LOG_FORMAT, flag --log-format",
+  },
+  logDir: {
+    type: "string",
+    default: "",
+    doc: "also write JSON log lines to <logDir>/rocketbun.log, rotated at 100 MB, 10 files kept; empty: console only. env ROCKETBUN_LOG_DIR, flag --log-dir",
+  },
   frameBytesMax: {
     type: "int",
     default: DEFAULT_FRAME_BYTES_MAX,

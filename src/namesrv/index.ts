@@ -195,7 +195,8 @@ export function createNameServer(config: NameServerConfig, deps: NameServerDeps 
       timers.push(setInterval(() => log.info({ kv: kv.snapshot() }, "KV config table"), KV_LOG_INTERVAL_MS));
       for (const t of timers) t.unref?.();
       const line = bootLine(config.server.bindAddress, server.port);
-      log.info(line);
+      // The CLI prints the boot line once on stdout (RocketMQ's readiness line); the log keeps it at debug.
+      log.debug(line);
       return line;
     },
     async stop() {

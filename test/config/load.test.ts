@@ -61,11 +61,11 @@ describe("namesrv", () => {
   test("with no file, every section is its defaults with paths under the home directory", async () => {
     const { config, ignoredKeys } = await load("namesrv");
     expect(config).toEqual({
-      rocketbun: { ...defaultsOf(rocketbunConfig), rocketbunHome: host.homeDir },
+      rocketbun: { ...defaultsOf(rocketbunConfig), rocketbunHome: join(host.homeDir, "rocketbun") },
       namesrv: {
         ...defaultsOf(namesrvConfig),
-        kvConfigPath: join(host.homeDir, "namesrv", "kvConfig.json"),
-        configStorePath: join(host.homeDir, "namesrv", "namesrv-runtime.properties"),
+        kvConfigPath: join(host.homeDir, "rocketbun", "namesrv", "kvConfig.json"),
+        configStorePath: join(host.homeDir, "rocketbun", "namesrv", "namesrv-runtime.properties"),
       },
       nettyServer: { ...defaultsOf(nettyServerConfig), listenPort: 9876 },
       nettyClient: defaultsOf(nettyClientConfig),
@@ -87,7 +87,7 @@ describe("namesrv", () => {
     expect(config.namesrv).toEqual({
       ...defaultsOf(namesrvConfig),
       kvConfigPath: "/srv/kv.json",
-      configStorePath: join(host.homeDir, "namesrv", "namesrv-runtime.properties"),
+      configStorePath: join(host.homeDir, "rocketbun", "namesrv", "namesrv-runtime.properties"),
       orderMessageEnable: true,
       scanNotActiveBrokerInterval: 10000,
     });
@@ -315,11 +315,13 @@ describe("gateway and start", () => {
       ...defaultsOf(nettyServerConfig),
       listenPort: 9886,
       serverChannelMaxIdleTimeSeconds: 30,
+      bindAddress: "127.0.0.1",
     });
     expect(config.broker.nettyServer).toEqual({
       ...defaultsOf(nettyServerConfig),
       listenPort: 10921,
       serverChannelMaxIdleTimeSeconds: 30,
+      bindAddress: "127.0.0.1",
     });
     expect([config.broker.broker.namesrvAddr, config.broker.broker.brokerName]).toEqual([
       "127.0.0.1:9886",
@@ -329,6 +331,7 @@ describe("gateway and start", () => {
       ...defaultsOf(gatewayConfig),
       gatewayPort: 8088,
       namesrvAddr: "127.0.0.1:9886",
+      gatewayBindAddress: "127.0.0.1",
     });
   });
 

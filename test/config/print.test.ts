@@ -43,7 +43,9 @@ describe("formatConfig", () => {
       "# tlsConfig",
     ]);
     expect(text.split("\n")).toContain("listenPort=9876");
-    expect(text.split("\n")).toContain(`kvConfigPath=${join(host.homeDir, "namesrv", "kvConfig.json")}`);
+    expect(text.split("\n")).toContain(
+      `kvConfigPath=${join(host.homeDir, "rocketbun", "namesrv", "kvConfig.json")}`,
+    );
   });
 
   for (const role of ROLE_NAMES) {
