@@ -38,6 +38,8 @@ async function stopAll(running: Role[], host: LifecycleHost): Promise<boolean> {
       host.error(`${role.name} did not stop cleanly: ${describe(err)}`);
     }
   }
+  // A person watching the terminal sees the process finished on purpose, not died.
+  if (clean && running.length > 0) host.info(`stopped: ${running.map((r) => r.name).join(", ")}`);
   return clean;
 }
 

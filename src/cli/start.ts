@@ -2,7 +2,6 @@
  * `rocketbun start`: NameServer, Broker and Gateway in one process (the embedded default), started in
  * that order and stopped in reverse on SIGINT/SIGTERM.
  */
-import { resolve } from "node:path";
 import { loadRoleConfig } from "../config/load.ts";
 import { formatConfig } from "../config/print.ts";
 import type { StartRoleConfig } from "../config/role-config.ts";

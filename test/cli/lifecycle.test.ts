@@ -88,6 +88,7 @@ describe("runRoles", () => {
       "stopped Broker",
       "stopping NameServer",
       "stopped NameServer",
+      "stopped: Gateway, Broker, NameServer",
     ]);
     expect(host.listenerCount()).toEqual(0);
   });
@@ -125,6 +126,7 @@ describe("runRoles", () => {
       "error: Broker failed to start: port 10911 in use",
       "stopping NameServer",
       "stopped NameServer",
+      "stopped: NameServer",
     ]);
     expect(host.listenerCount()).toEqual(0);
   });
@@ -161,6 +163,7 @@ describe("runRoles", () => {
       "SIGINT received; stopping (send it again to exit at once)",
       "stopping NameServer",
       "stopped NameServer",
+      "stopped: NameServer",
     ]);
   });
 });
