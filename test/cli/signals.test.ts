@@ -52,6 +52,7 @@ test("SIGTERM stops the roles in reverse order and the process exits 0", async (
       "stopped Broker",
       "stopping NameServer",
       "stopped NameServer",
+      "stopped: Broker, NameServer",
     ],
   });
 });

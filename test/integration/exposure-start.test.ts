@@ -66,7 +66,7 @@ const exposureLines = (lines: LogLine[]) => lines.filter((l) => l.msg.includes("
 
 describe("rocketbun start's exposure warning", () => {
   test("ACL off on the wildcard address: one warn line per role, naming its ports", async () => {
-    const { lines, ns, broker } = await startAndStop("brokerIP1=127.0.0.1\n");
+    const { lines, ns, broker } = await startAndStop("brokerIP1=127.0.0.1\nbindAddress=0.0.0.0\n");
     expect(exposureLines(lines).map(({ level, component, ports }) => ({ level, component, ports }))).toEqual([
       { level: 40, component: "namesrv", ports: [ns] },
       { level: 40, component: "broker", ports: [broker, broker - 2] },
@@ -80,7 +80,12 @@ describe("rocketbun start's exposure warning", () => {
   });
 
   test("aclEnable=true: no warning", async () => {
-    const { lines } = await startAndStop("brokerIP1=127.0.0.1\naclEnable=true\n");
+    const { lines } = await startAndStop("brokerIP1=127.0.0.1\nbindAddress=0.0.0.0\naclEnable=true\n");
+    expect(exposureLines(lines)).toEqual([]);
+  });
+
+  test("by default start listens on loopback only: no warning", async () => {
+    const { lines } = await startAndStop("brokerIP1=127.0.0.1\n");
     expect(exposureLines(lines)).toEqual([]);
   });
 });
