@@ -100,7 +100,9 @@ describe("-p and -m print the effective configuration", () => {
     const result = await cli(["namesrv", "-p"]);
     expect(result).toEqual({ code: 0, stdout: await expectedPrint("namesrv"), stderr: "" });
     expect(result.stdout.split("\n")).toContain("listenPort=9876");
-    expect(result.stdout.split("\n")).toContain(`kvConfigPath=${join(home, "rocketbun", "namesrv", "kvConfig.json")}`);
+    expect(result.stdout.split("\n")).toContain(
+      `kvConfigPath=${join(home, "rocketbun", "namesrv", "kvConfig.json")}`,
+    );
   });
 
   test("broker -c FILE -p reflects the file", async () => {
