@@ -4,7 +4,8 @@
  */
 import type { Section } from "./schema.ts";
 
-function distance(a: string, b: string): number {
+/** Edit distance between two strings (insertions, deletions, substitutions). */
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
@@ -24,7 +25,7 @@ export function suggestKey(key: string, sections: readonly Section[]): string {
   let bestDistance = 3;
   for (const s of sections) {
     for (const candidate of [...Object.keys(s.fields), ...s.ignoredKeys]) {
-      const d = distance(lower, candidate.toLowerCase());
+      const d = editDistance(lower, candidate.toLowerCase());
       if (d < bestDistance) {
         best = candidate;
         bestDistance = d;

@@ -2,20 +2,9 @@
  * Finding a verb as mqadmin does: by name, case-insensitively (`topiclist` is `topicList`), and
  * for a name that matches none, the closest verb to suggest ("did you mean").
  */
+import { editDistance } from "../../config/suggest.ts";
 
-/** Edit distance between two strings (insertions, deletions, substitutions). */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
-}
+export { editDistance };
 
 export class VerbTable<V extends { readonly name: string }> {
   private readonly byLowerName: ReadonlyMap<string, V>;
