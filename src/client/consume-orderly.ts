@@ -9,7 +9,7 @@ import type { Logger } from "../log.ts";
 import { MessageConst } from "../protocol/message/index.ts";
 import { type Limiter, pause } from "./abortable.ts";
 import type { MessageExt } from "./message.ts";
-import { type MessageQueue, mqKey } from "./message-queue.ts";
+import { type MessageQueue, mqKey, mqText } from "./message-queue.ts";
 import type { PullTarget } from "./pull-loop.ts";
 import { putProperties } from "./pulled-message.ts";
 import type { QueueLocks } from "./queue-locks.ts";
@@ -128,7 +128,7 @@ export class OrderlyConsumer {
   private kick(s: QueueState): void {
     if (s.running || s.head >= s.msgs.length) return;
     s.running = this.run(s)
-      .catch((err: unknown) => this.d.log.error({ err, mq: mqKey(s.t.mq) }, "orderly consume loop failed"))
+      .catch((err: unknown) => this.d.log.error({ err, mq: mqText(s.t.mq) }, "orderly consume loop failed"))
       .finally(() => {
         s.running = null;
         // Messages that arrived while the loop was finishing.
@@ -185,7 +185,7 @@ export class OrderlyConsumer {
       return true;
     } catch (err) {
       this.d.log.warn(
-        { err: (err as Error).message, mq: mqKey(context.mq), offset: batch[0]?.queueOffset },
+        { err: (err as Error).message, mq: mqText(context.mq), offset: batch[0]?.queueOffset },
         "orderly listener failed, suspending the queue",
       );
       return false;

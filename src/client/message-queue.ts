@@ -19,6 +19,13 @@ export function mqKey(mq: MessageQueue): string {
   return key;
 }
 
+/** How logs and messages print a queue (or its `mqKey`): `topic@broker#queueId`. */
+export function mqText(mq: MessageQueue | string): string {
+  if (typeof mq !== "string") return `${mq.topic}@${mq.brokerName}#${mq.queueId}`;
+  const [topic, brokerName, queueId] = mq.split("\u0000");
+  return `${topic}@${brokerName}#${queueId}`;
+}
+
 /** Java's MessageQueue.compareTo: topic, then broker name, then queue id. */
 export function compareMq(a: MessageQueue, b: MessageQueue): number {
   if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;

@@ -17,7 +17,7 @@ import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
 import type { ConsumeOrderlyContext } from "./consume-orderly.ts";
 import { clientError } from "./errors.ts";
 import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
-import { mqKey } from "./message-queue.ts";
+import { mqKey, mqText } from "./message-queue.ts";
 import { checkClientInBroker, type MessageSelector, subscriptionOf } from "./message-selector.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { checkConsumerRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";
@@ -288,7 +288,7 @@ export class PushConsumer implements ConsumerMember {
         this.offsets.update(t.mq, next, false);
         void this.offsets.persist(t.mq, true).catch(() => {});
       },
-    }).catch((err: unknown) => this.client.log.error({ err, mq: mqKey(target.mq) }, "pull loop crashed"));
+    }).catch((err: unknown) => this.client.log.error({ err, mq: mqText(target.mq) }, "pull loop crashed"));
     this.loops.add(loop);
     void loop.finally(() => this.loops.delete(loop));
   }

@@ -5,7 +5,7 @@
  * no longer relock stops consuming well before the broker gives the queue to another member.
  */
 import type { ClientInstance } from "./client-instance.ts";
-import { type MessageQueue, mqKey } from "./message-queue.ts";
+import { type MessageQueue, mqKey, mqText } from "./message-queue.ts";
 
 /** Java's `rocketmq.client.rebalance.lockInterval`: how often every owned queue is relocked. */
 export const DEFAULT_LOCK_INTERVAL_MS = 20_000;
@@ -65,7 +65,7 @@ export class QueueLocks {
         for (const mq of list) {
           const key = mqKey(mq);
           if (ok.has(key)) this.granted.set(key, { mq, at: now });
-          else if (this.granted.delete(key)) this.client.log.warn({ mq: key }, "queue lock lost");
+          else if (this.granted.delete(key)) this.client.log.warn({ mq: mqText(key) }, "queue lock lost");
         }
       }),
     );
@@ -80,7 +80,7 @@ export class QueueLocks {
     for (const [key, g] of this.granted) {
       if (this.client.routes.masterAddr(g.mq.brokerName) !== addr) continue;
       this.granted.delete(key);
-      this.client.log.info({ mq: key, addr }, "queue lock dropped with the broker connection");
+      this.client.log.info({ mq: mqText(key), addr }, "queue lock dropped with the broker connection");
     }
   }
 

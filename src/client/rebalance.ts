@@ -8,7 +8,7 @@
 import type { AllocateStrategy } from "./allocate.ts";
 import type { ClientInstance } from "./client-instance.ts";
 import { retryTopic } from "./message.ts";
-import { type MessageQueue, mqKey } from "./message-queue.ts";
+import { type MessageQueue, mqKey, mqText } from "./message-queue.ts";
 import type { OffsetStore } from "./offset-store.ts";
 import { ProcessQueue } from "./process-queue.ts";
 import type { PullTarget } from "./pull-loop.ts";
@@ -128,7 +128,7 @@ export class Rebalancer {
       });
       this.d.offsets.remove(t.mq);
       await this.d.released?.(t.mq);
-      this.d.client.log.info({ mq: key }, "queue released by rebalance");
+      this.d.client.log.info({ mq: mqText(key) }, "queue released by rebalance");
     }
     let unclaimed = 0;
     for (const mq of mine) {
@@ -137,7 +137,10 @@ export class Rebalancer {
       if (this.stopped) return;
       if (this.table.has(key)) continue;
       if (this.d.claim && !(await this.d.claim(mq))) {
-        this.d.client.log.info({ mq: key }, "queue not taken: its broker lock is held by another client");
+        this.d.client.log.info(
+          { mq: mqText(key) },
+          "queue not taken: its broker lock is held by another client",
+        );
         unclaimed++;
         continue;
       }
@@ -147,7 +150,7 @@ export class Rebalancer {
         offset = await this.computePullFromWhere(mq);
       } catch (err) {
         this.d.client.log.warn(
-          { mq: key, err: (err as Error).message },
+          { mq: mqText(key), err: (err as Error).message },
           "cannot compute start offset, later",
         );
         await this.d.released?.(mq);
@@ -155,7 +158,7 @@ export class Rebalancer {
       }
       const target: PullTarget = { mq, pq: new ProcessQueue(), nextOffset: offset };
       this.table.set(key, target);
-      this.d.client.log.info({ mq: key, offset }, "queue taken by rebalance");
+      this.d.client.log.info({ mq: mqText(key), offset }, "queue taken by rebalance");
       this.d.startPulling(target);
     }
     if (unclaimed > 0) this.retryLater();

@@ -46,9 +46,9 @@ test("after the broker drops its connection, the consumer trusts none of its loc
     const dropped = () =>
       lines
         .filter((l) => l.msg === "queue lock dropped with the broker connection")
-        .map((l) => l.mq?.split("\u0000"))
-        .filter((mq) => mq?.[0] === "OrdLost")
-        .map((mq) => Number(mq?.[2]))
+        .map((l) => /^(.*)@(.*)#(\d+)$/.exec(l.mq ?? ""))
+        .filter((m) => m?.[1] === "OrdLost")
+        .map((m) => Number(m?.[3]))
         .sort();
     await waitFor("the consumer drops its locks", () => dropped().length === 2);
     await waitFor("locked again", () => lockFlags(consumer, "OrdLost").every((f) => f));
