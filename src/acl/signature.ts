@@ -40,16 +40,26 @@ export class SortedKeys {
   private static readonly SHAPE_KEYS_MAX = 48;
   private static readonly SHAPE_CHARS_MAX = 1024;
 
+  /** The shape seen last: a client's requests of one kind arrive in runs, so most lookups end here. */
+  private last: { keys: string[]; sorted: string[] } | null = null;
+
   of(ext: ExtFields): string[] {
     const keys = Object.keys(ext);
     if (keys.length === 0) return keys;
+    const last = this.last;
+    if (last !== null && sameKeys(last.keys, keys)) return last.sorted;
     const cacheKey = `${keys.length}\u0000${keys[0]}\u0000${keys[keys.length - 1]}`;
     const hit = this.byFirstKey.get(cacheKey);
-    if (hit && sameKeys(hit.keys, keys)) return hit.sorted;
+    if (hit && sameKeys(hit.keys, keys)) {
+      this.last = hit;
+      return hit.sorted;
+    }
     const sorted = [...keys].sort();
     if (!SortedKeys.worthKeeping(keys)) return sorted;
     if (this.byFirstKey.size >= SortedKeys.SHAPES_MAX) this.byFirstKey.clear();
-    this.byFirstKey.set(cacheKey, { keys, sorted });
+    const shape = { keys, sorted };
+    this.byFirstKey.set(cacheKey, shape);
+    this.last = shape;
     return sorted;
   }
 
