@@ -17,7 +17,7 @@ import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
 import type { ConsumeOrderlyContext } from "./consume-orderly.ts";
 import { clientError } from "./errors.ts";
 import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
-import { mqKey, mqText } from "./message-queue.ts";
+import { mqText } from "./message-queue.ts";
 import { checkClientInBroker, type MessageSelector, subscriptionOf } from "./message-selector.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { checkConsumerRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";

@@ -149,3 +149,6 @@ export function parseTimestamp(text: string, now = Date.now()): number | undefin
   if (date.getMonth() !== mo - 1 || date.getDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
   return date.getTime();
 }
+
+/** `-t TOPIC`, as most verbs take it. */
+export const TOPIC_FLAG = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;

@@ -12,13 +12,14 @@ import {
   intOpt,
   opt,
   required,
+  TOPIC_FLAG,
   timestampOpt,
 } from "./context.ts";
 import { humanTime } from "./format.ts";
-import { bodyText, details } from "./messages.ts";
+import { BODY_FORMAT, bodyText, details } from "./messages.ts";
 import { type RangeRead, readRange, tagFilter } from "./pull-range.ts";
 
-const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
+const TOPIC = TOPIC_FLAG;
 const CHARSET = {
   long: "charsetName",
   short: "c",
@@ -52,12 +53,7 @@ const queryMsgByUniqueKey: AdminVerb = {
     TOPIC,
     { long: "msgId", short: "i", value: "ID", help: "the message's unique id (UNIQ_KEY)" },
     { long: "showAll", short: "a", help: "every copy found, not only the first" },
-    {
-      long: "bodyFormat",
-      short: "f",
-      value: "CHARSET",
-      help: "also print the body, decoded with this charset",
-    },
+    BODY_FORMAT,
     { long: "cluster", short: "c", value: "CLUSTER", help: "accepted for mqadmin compatibility" },
   ],
   async run(ctx) {

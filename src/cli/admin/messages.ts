@@ -15,12 +15,13 @@ import {
   intOpt,
   opt,
   required,
+  TOPIC_FLAG,
   timestampOpt,
 } from "./context.ts";
 import { humanTime, keyValues, table } from "./format.ts";
 import { producerFor, targets } from "./requests.ts";
 
-const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
+const TOPIC = TOPIC_FLAG;
 export const BODY_FORMAT = {
   long: "bodyFormat",
   short: "f",

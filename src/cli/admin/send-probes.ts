@@ -7,11 +7,11 @@
 import type { Producer } from "../../client/index.ts";
 import type { MessageQueue } from "../../client/message-queue.ts";
 import { MASTER_ID } from "../../protocol/route/index.ts";
-import { AdminFailure, type AdminVerb, boolOpt, intOpt, opt, required } from "./context.ts";
+import { AdminFailure, type AdminVerb, boolOpt, intOpt, opt, required, TOPIC_FLAG } from "./context.ts";
 import { humanTime, table } from "./format.ts";
 import { allBrokers, producerFor } from "./requests.ts";
 
-const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
+const TOPIC = TOPIC_FLAG;
 /** mqadmin's default probe: 128 bytes. */
 const PROBE_SIZE_DEFAULT = 128;
 

@@ -6,10 +6,10 @@ import { allocateAveragely, deleteKvConfig, getKvConfig, putKvConfig } from "../
 import type { MessageQueue } from "../../client/message-queue.ts";
 import { MASTER_ID } from "../../protocol/route/index.ts";
 import { UsageError } from "../args.ts";
-import { AdminFailure, type AdminVerb, intOpt, oneOf, opt, required } from "./context.ts";
+import { AdminFailure, type AdminVerb, intOpt, oneOf, opt, required, TOPIC_FLAG } from "./context.ts";
 import { targets } from "./requests.ts";
 
-const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
+const TOPIC = TOPIC_FLAG;
 /** The NameServer KV namespace of ordered topics' `brokerName:queueNums;...` configs. */
 export const ORDER_TOPIC_CONFIG = "ORDER_TOPIC_CONFIG";
 

@@ -4,11 +4,20 @@
 import { DLQ_GROUP_TOPIC_PREFIX, RETRY_GROUP_TOPIC_PREFIX } from "../../client/message.ts";
 import { compareMq } from "../../client/message-queue.ts";
 import { DEFAULT_PERM, isValidPerm, MASTER_ID, type TopicRouteData } from "../../protocol/route/index.ts";
-import { AdminFailure, type AdminVerb, boolOpt, intOpt, oneOf, opt, required } from "./context.ts";
+import {
+  AdminFailure,
+  type AdminVerb,
+  boolOpt,
+  intOpt,
+  oneOf,
+  opt,
+  required,
+  TOPIC_FLAG,
+} from "./context.ts";
 import { humanTime, table, toPlain } from "./format.ts";
 import { groupsConsuming, targets, topicStatsTable } from "./requests.ts";
 
-const TOPIC = { long: "topic", short: "t", value: "TOPIC", help: "topic name" } as const;
+const TOPIC = TOPIC_FLAG;
 
 const updateTopic: AdminVerb = {
   name: "updateTopic",
