@@ -53,6 +53,29 @@ function drain(c: Conn): void {
   }
 }
 
+/** One keep-alive connection whose responses are parsed by `drain` into `conn.onResponse`. */
+async function openConnection(port: number): Promise<{ conn: Conn; socket: Socket<Conn> }> {
+  const conn: Conn = { buf: Buffer.alloc(0), onResponse: () => {}, pending: null };
+  const socket = await Bun.connect<Conn>({
+    hostname: "127.0.0.1",
+    port,
+    data: conn,
+    socket: {
+      data(s, chunk) {
+        s.data.buf = s.data.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([s.data.buf, chunk]);
+        drain(s.data);
+      },
+      drain(s) {
+        if (s.data.pending) writeAll(s, s.data.pending);
+      },
+      error(_s, err) {
+        throw err;
+      },
+    },
+  });
+  return { conn, socket };
+}
+
 /**
  * Runs `connections` loops for `durationMs` (after a warm-up of a quarter of it, at most 500 ms)
  * and returns completed requests per second.
@@ -77,24 +100,7 @@ export async function httpLoad(
     allFinished = r;
   });
   for (let i = 0; i < connections; i++) {
-    const conn: Conn = { buf: Buffer.alloc(0), onResponse: () => {}, pending: null };
-    const socket = await Bun.connect<Conn>({
-      hostname: "127.0.0.1",
-      port,
-      data: conn,
-      socket: {
-        data(s, chunk) {
-          s.data.buf = s.data.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([s.data.buf, chunk]);
-          drain(s.data);
-        },
-        drain(s) {
-          if (s.data.pending) writeAll(s, s.data.pending);
-        },
-        error(_s, err) {
-          throw err;
-        },
-      },
-    });
+    const { conn, socket } = await openConnection(port);
     conn.onResponse = (status, line) => {
       total++;
       if (counting) {
@@ -160,24 +166,7 @@ export async function pacedLoad(
     writeAll(s, request());
   };
   for (let i = 0; i < connections; i++) {
-    const conn: Conn = { buf: Buffer.alloc(0), onResponse: () => {}, pending: null };
-    const socket = await Bun.connect<Conn>({
-      hostname: "127.0.0.1",
-      port,
-      data: conn,
-      socket: {
-        data(s, chunk) {
-          s.data.buf = s.data.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([s.data.buf, chunk]);
-          drain(s.data);
-        },
-        drain(s) {
-          if (s.data.pending) writeAll(s, s.data.pending);
-        },
-        error(_s, err) {
-          throw err;
-        },
-      },
-    });
+    const { conn, socket } = await openConnection(port);
     conn.onResponse = (status) => {
       answered++;
       outstanding--;
