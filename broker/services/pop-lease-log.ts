@@ -127,7 +127,9 @@ export class LeaseLog {
     await this.flush();
     await this.flushing;
     this.closed = true;
-    await this.fh?.datasync().catch(() => {});
+    await this.fh
+      ?.datasync()
+      .catch((err: unknown) => this.log.warn({ err, dir: this.dir }, "POP lease log not synced at close"));
     await this.fh?.close();
     this.fh = null;
   }
@@ -215,7 +217,14 @@ export class LeaseLog {
     this.fh = next;
     this.written = 0;
     await this.write(r.snapshot);
-    await next.datasync().catch(() => {});
+    try {
+      await next.datasync();
+    } catch (err) {
+      // Not known to be on disk: keep the older files, which recovery falls back to.
+      this.log.error({ err, dir: this.dir }, "POP lease log snapshot not synced; older log files kept");
+      await old?.close();
+      return;
+    }
     await old?.close();
     // Only now is the new file the recovery point; older ones can go.
     for (const f of await readdir(this.dir)) {
