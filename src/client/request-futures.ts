@@ -32,10 +32,11 @@ export class RequestFutures {
   }
 
   /**
-   * Waits for the reply to `correlationId`; rejects with REQUEST_TIMEOUT_EXCEPTION after
-   * `timeoutMs`. The timeout error is made now, so its stack shows the caller.
+   * Waits for the reply to `correlationId`; rejects with REQUEST_TIMEOUT_EXCEPTION after `leftMs`
+   * (what is left of the request's `timeoutMs`, which the error names). The timeout error is made
+   * now, so its stack shows the caller.
    */
-  wait(correlationId: string, topic: string, timeoutMs: number): Promise<MessageExt> {
+  wait(correlationId: string, topic: string, timeoutMs: number, leftMs = timeoutMs): Promise<MessageExt> {
     const timeout = new MQClientError({
       code: ClientErrorCode.REQUEST_TIMEOUT_EXCEPTION,
       remark: `send request message to <${topic}> OK, but wait reply message timeout, ${timeoutMs} ms.`,
@@ -44,7 +45,7 @@ export class RequestFutures {
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
         reject(timeout);
-      }, timeoutMs);
+      }, leftMs);
       this.pending.set(correlationId, { resolve, reject, timer });
     });
   }

@@ -47,7 +47,7 @@ export async function sendRequest(producer: Producer, msg: Message, timeoutMs: n
     await client.heartbeatAll();
   }
   const left = timeoutMs - (Date.now() - begin);
-  const reply = client.requests.wait(correlationId, msg.topic, left);
+  const reply = client.requests.wait(correlationId, msg.topic, timeoutMs, left);
   try {
     await producer.sendEncoded(
       { topic: msg.topic, body, flag: msg.flag ?? 0, properties, msgId, source: msg },
