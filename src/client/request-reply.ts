@@ -28,7 +28,12 @@ export interface RequestOptions extends SendOptions {
  * Sends `msg` as a request and resolves with the reply. Rejects with the send's error when the send
  * fails, and with REQUEST_TIMEOUT_EXCEPTION (10006) when no reply comes within the timeout.
  */
-export async function sendRequest(producer: Producer, msg: Message, timeoutMs: number, options: SendOptions) {
+export async function sendRequest(
+  producer: Producer,
+  msg: Message,
+  timeoutMs: number,
+  options: SendOptions,
+): Promise<MessageExt> {
   const begin = Date.now();
   const client = producer.client;
   const body = bodyBytes(msg.body);
@@ -48,6 +53,8 @@ export async function sendRequest(producer: Producer, msg: Message, timeoutMs: n
   }
   const left = timeoutMs - (Date.now() - begin);
   const reply = client.requests.wait(correlationId, msg.topic, timeoutMs, left);
+  // The wait may time out while the send is still in flight: handled here, returned to the caller.
+  reply.catch(() => {});
   try {
     await producer.sendEncoded(
       { topic: msg.topic, body, flag: msg.flag ?? 0, properties, msgId, source: msg },

@@ -23,6 +23,7 @@ import {
   ResponseCode,
   type SerializeType,
 } from "../../src/remoting/index.ts";
+import { refusal } from "../client/harness.ts";
 import { type Harness as NamesrvHarness, startNameServer } from "../namesrv/harness.ts";
 import {
   type BrokerHarness,
@@ -410,6 +411,25 @@ describe("native client request → consumer reply", () => {
       "send request message to <RrSilent> OK, but wait reply message timeout, 500 ms.",
     ]);
     expect(requesterP.client.requests.size).toBe(0);
+  });
+
+  test("a request that cannot be sent rejects with the send's error and leaves nothing waiting", async () => {
+    const p = await producer("RrBadPG");
+    const reserved = await refusal(
+      p.request({ topic: "RrCalc", body: "x", properties: { CORRELATION_ID: "mine" } }),
+    );
+    const illegal = await refusal(p.request({ topic: "bad topic!", body: "x" }));
+    expect({ reserved, illegal, waiting: p.client.requests.size }).toEqual({
+      reserved: [
+        ResponseCode.INVALID_PARAMETER,
+        "the property<CORRELATION_ID> is used by system, input another please",
+      ],
+      illegal: [
+        ResponseCode.INVALID_PARAMETER,
+        "The specified topic[bad topic!] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+      ],
+      waiting: 0,
+    });
   });
 
   test("reply() to a message without CLUSTER is refused with CREATE_REPLY_MESSAGE_EXCEPTION", async () => {
