@@ -21,6 +21,7 @@ import { popPeekProcessors, popRollbackProcessor } from "./processors/pop-peek.t
 import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
 import { recallProcessors } from "./processors/recall.ts";
+import { replyProcessors } from "./processors/reply.ts";
 import { createSendProcessor } from "./processors/send.ts";
 import { sendBackProcessors } from "./processors/send-back.ts";
 import { commitSteps, sendPipeline, sendSteps } from "./processors/send-steps/index.ts";
@@ -35,12 +36,21 @@ const MAIN_PORT_ONLY: ReadonlySet<number> = new Set([
   RequestCode.POLLING_INFO,
 ]);
 
+/**
+ * Java's replyMessageExecutor queue (replyThreadPoolQueueCapacity). Replies have their own lane:
+ * each holds its slot while the requester answers the push (up to 10 s), never blocking sends.
+ */
+const REPLY_LANE_QUEUE_MAX = 10_000;
+/** Java's replyMessageThreadPoolNums on a many-core machine (16 + 2 × cores). */
+const REPLY_LANE_CONCURRENCY = 64;
+
 /** Lanes stand in for Java's per-family executors; queue capacities are RocketMQ's defaults. */
 export function defineBrokerLanes(registry: ProcessorRegistry, ctx: BrokerContext): void {
   registry
     .defineLane("send", { concurrency: 1024, queueMax: ctx.brokerConfig.sendThreadPoolQueueCapacity })
     .defineLane("pull", { concurrency: 1024, queueMax: ctx.brokerConfig.pullThreadPoolQueueCapacity })
     .defineLane("query", { concurrency: 64, queueMax: 20_000 })
+    .defineLane("reply", { concurrency: REPLY_LANE_CONCURRENCY, queueMax: REPLY_LANE_QUEUE_MAX })
     .defineLane("transaction", { concurrency: 1024, queueMax: 100_000 })
     .defineLane("client", { concurrency: 256, queueMax: 50_000 })
     .defineLane("admin", { concurrency: 16, queueMax: 10_000 });
@@ -64,6 +74,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...sendBackProcessors(ctx, steps),
       ...recallProcessors(ctx, steps),
     ]),
+    ...onLane("reply", replyProcessors(ctx)),
     // Java's endTransactionExecutor: its own lane, so ends never queue behind sends.
     ...onLane("transaction", endTransactionProcessors(ctx, sendPipeline(commitSteps(stepList)))),
     ...onLane("pull", [

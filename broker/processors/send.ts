@@ -87,9 +87,10 @@ export function createSendProcessor(ctx: BrokerContext, steps: SendPipeline) {
 
 /**
  * msgCheck (spec §1.4 step 3) and queue choice (step 4); auto-creates the topic when allowed.
- * Synchronous when the topic exists, which is every send but a topic's first.
+ * Synchronous when the topic exists, which is every send but a topic's first. Replies (reply.ts)
+ * pass the same checks.
  */
-function checkAndPickQueue(
+export function checkAndPickQueue(
   ctx: BrokerContext,
   h: SendMessageRequestHeader,
   rc: RequestContext,

@@ -41,6 +41,8 @@ export type GroupChangedListener = (group: ConsumerGroup) => void;
 export class ClientManager {
   private readonly consumers = new Map<string, ConsumerGroup>();
   private readonly producers = new Map<string, Map<Connection, ClientChannel>>();
+  /** Producer channels by clientId (Java's ProducerManager clientChannelTable): where replies go. */
+  private readonly producerIds = new Map<string, ClientChannel>();
   onConsumerGroupChanged: GroupChangedListener = () => {};
 
   /** Registers a consumer's heartbeat; true when membership or the topic set changed. */
@@ -78,6 +80,7 @@ export class ClientManager {
       this.producers.set(group, channels);
     }
     channels.set(channel.conn, channel);
+    this.producerIds.set(channel.clientId, channel);
   }
 
   unregisterConsumer(group: string, conn: Connection): void {
@@ -90,6 +93,19 @@ export class ClientManager {
     const channels = this.producers.get(group);
     channels?.delete(conn);
     if (channels?.size === 0) this.producers.delete(group);
+    // The client may still produce for another group over this connection: keep it findable then.
+    if (this.isProducerConnection(conn)) return;
+    for (const [id, ch] of this.producerIds) if (ch.conn === conn) this.producerIds.delete(id);
+  }
+
+  /** The connection of the producer client `clientId`, for PUSH_REPLY_MESSAGE_TO_CLIENT (spec §1.10). */
+  findProducerChannel(clientId: string): ClientChannel | undefined {
+    return this.producerIds.get(clientId);
+  }
+
+  private isProducerConnection(conn: Connection): boolean {
+    for (const channels of this.producers.values()) if (channels.has(conn)) return true;
+    return false;
   }
 
   /** A connection closed: it leaves every group at once (spec §8.5). */
@@ -98,6 +114,7 @@ export class ClientManager {
       channels.delete(conn);
       if (channels.size === 0) this.producers.delete(name);
     }
+    for (const [id, ch] of this.producerIds) if (ch.conn === conn) this.producerIds.delete(id);
     for (const group of [...this.consumers.values()]) {
       if (group.channels.delete(conn)) this.afterConsumerRemoved(group);
     }

@@ -1,7 +1,9 @@
 /**
  * What a request touches and the permission it needs there (Java's PlainAccessResource.parse, 5.x):
  * topics by name, consumer groups as their retry topic `%RETRY%<group>`. Codes not listed touch
- * nothing, so a valid signature is all they need, as in Java.
+ * nothing, so a valid signature is all they need, as in Java. SEND_REPLY_MESSAGE (324/325) is left
+ * out on purpose: neither Java's ACL 1.0 table nor 2.0's annotations name its topic, so a signed
+ * reply needs no PUB on `<cluster>_REPLY_TOPIC`, and Java repliers configured for that keep working.
  */
 import { parseHeartbeat } from "../protocol/body/heartbeat.ts";
 import {

@@ -32,6 +32,7 @@ import { clientError, MQClientError } from "./errors.ts";
 import { type MessageExt, toMessageExt } from "./message.ts";
 import { NamesrvApi } from "./namesrv-api.ts";
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.ts";
+import { RequestFutures, receiveReply } from "./request-futures.ts";
 import { RouteCache } from "./route-cache.ts";
 import { answerRunningInfo, type ConsumerRunningInfo } from "./running-info.ts";
 
@@ -70,6 +71,8 @@ export class ClientInstance {
   readonly namesrv: NamesrvApi;
   readonly broker: BrokerApi;
   readonly routes = new RouteCache();
+  /** Requests of request-reply waiting for their reply (request-futures.ts). */
+  readonly requests = new RequestFutures();
   readonly log: Logger;
   /** Generates UNIQ_KEY values (spec broker §3.2). */
   readonly nextUniqueId: UniqueIdGenerator;
@@ -252,6 +255,7 @@ export class ClientInstance {
     if (this.state === "stopped") return;
     this.state = "stopped";
     for (const t of this.timers.splice(0)) clearInterval(t);
+    this.requests.failAll(clientError("client instance is shut down", ResponseCode.SERVICE_NOT_AVAILABLE));
     await Promise.allSettled([...this.routeLoads.values()]);
     await this.remoting.shutdown();
   }
@@ -330,6 +334,9 @@ export class ClientInstance {
       this.answerTransactionCheck(req, rc.connection.remoteAddress);
       return null;
     });
+    registry.register(RequestCode.PUSH_REPLY_MESSAGE_TO_CLIENT, (req) =>
+      receiveReply(req, this.requests, this.log),
+    );
     registry.register(RequestCode.GET_CONSUMER_RUNNING_INFO, (req) =>
       answerRunningInfo(req, (group) => this.consumers.get(group), this),
     );

@@ -53,6 +53,8 @@ export {
 } from "./push-consumer.ts";
 export type { QueueSelector } from "./queue-selector.ts";
 export type { ConsumeFromWhere, MessageModel } from "./rebalance.ts";
+export { ClientErrorCode } from "./request-futures.ts";
+export { REPLY_MESSAGE_FLAG, type RequestOptions, replyTopicOf } from "./request-reply.ts";
 export type { SendResult, SendStatus } from "./send-request.ts";
 export {
   createSimpleConsumer,

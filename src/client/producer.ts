@@ -9,11 +9,18 @@ import { ClientInstance } from "./client-instance.ts";
 import { DEFAULT_COMPRESS_BODY_OVER_BYTES, DEFAULT_COMPRESS_LEVEL } from "./compression.ts";
 import { clientError, MQClientError, toClientError } from "./errors.ts";
 import { DEFAULT_FAULT_ISOLATION_MS, LatencyFaultTolerance } from "./latency-fault.ts";
-import { MESSAGE_BODY_BYTES_MAX, type Message, validateGroup, validateMessage } from "./message.ts";
+import {
+  MESSAGE_BODY_BYTES_MAX,
+  type Message,
+  type MessageExt,
+  validateGroup,
+  validateMessage,
+} from "./message.ts";
 import type { MessageQueue } from "./message-queue.ts";
 import { checkRanges, PRODUCER_RANGES } from "./option-ranges.ts";
 import type { ClientOptions } from "./options.ts";
 import { type QueueSelector, RoundRobin, selectByShardingKey, selectQueue } from "./queue-selector.ts";
+import { type RequestOptions, sendReply, sendRequest } from "./request-reply.ts";
 import { callOneway } from "./rpc.ts";
 import {
   AUTO_CREATE_TOPIC_KEY,
@@ -70,6 +77,8 @@ export interface EncodedMessage {
   msgId: string;
   /** The caller's message, for queue selectors. */
   source?: Message;
+  /** A request-reply answer: sent as SEND_REPLY_MESSAGE_V2 (see request-reply.ts). */
+  reply?: boolean;
 }
 
 export type SendCallback = (err: MQClientError | null, result?: SendResult) => void;
@@ -173,6 +182,7 @@ export class Producer {
       msgId: m.msgId,
       source: m.source ?? { topic: m.topic, body: m.body },
       attempts: 0,
+      ...(m.reply ? { reply: true } : {}),
     };
     try {
       validateMessage(p.source, p.body, this.prep.bodyBytesMax);
@@ -196,6 +206,16 @@ export class Producer {
       req.body,
       options.timeoutMs ?? this.timeout,
     );
+  }
+
+  /** Request-reply: resolves with the reply to `msg`; 10006 after `timeoutMs` (request-reply.ts). */
+  request(msg: Message, options: RequestOptions = {}): Promise<MessageExt> {
+    return sendRequest(this, msg, options.timeoutMs ?? this.timeout, options);
+  }
+
+  /** Answers a request message (one a consumer received) with `body`: see request-reply.ts. */
+  reply(requestMsg: MessageExt, body: Uint8Array | string, options: SendOptions = {}): Promise<SendResult> {
+    return sendReply(this, requestMsg, body, options);
   }
 
   /** The writable queues of a topic (for callers that pick queues themselves). */

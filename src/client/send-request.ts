@@ -56,6 +56,8 @@ export interface PreparedSend {
   source: Message;
   /** Requests sent with this body so far (a body sent more than once is never recycled). */
   attempts: number;
+  /** A request-reply answer (MSG_TYPE=reply): sent as SEND_REPLY_MESSAGE_V2 (325), as Java does. */
+  reply?: boolean;
 }
 
 export interface PrepareOptions {
@@ -184,7 +186,12 @@ export function sendRequestParts(
     batch: p.batch,
     brokerName: mq.brokerName,
   });
-  return { code: p.batch ? RequestCode.SEND_BATCH_MESSAGE : RequestCode.SEND_MESSAGE_V2, ext, body: p.body };
+  return { code: requestCodeOf(p), ext, body: p.body };
+}
+
+function requestCodeOf(p: PreparedSend): number {
+  if (p.batch) return RequestCode.SEND_BATCH_MESSAGE;
+  return p.reply ? RequestCode.SEND_REPLY_MESSAGE_V2 : RequestCode.SEND_MESSAGE_V2;
 }
 
 const STATUS: Record<number, SendStatus> = {
