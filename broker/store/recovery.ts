@@ -17,6 +17,7 @@ import type { ConsumeQueueStore } from "./consume-queue-store.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { parseDispatchRequest } from "./dispatch-request.ts";
 import type { IndexService } from "./index-service.ts";
+import { RecoveryProgress } from "./recovery-progress.ts";
 
 /** Bytes read per step while scanning; a larger record is read on its own. */
 const SCAN_BLOCK_BYTES = 8 * 1024 * 1024;
@@ -34,13 +35,14 @@ type OnRecord = (bytes: Uint8Array, pos: number) => void;
 
 /**
  * Scans valid records from `from` (a record boundary) and returns where validity ends.
- * `onRecord` sees each valid record, in order.
+ * `onRecord` sees each valid record, in order; `onAdvance` the CommitLog offset after each.
  */
 export async function scanCommitLog(
   cl: CommitLog,
   from: number,
   checkCrc: boolean,
   onRecord?: OnRecord,
+  onAdvance?: (offset: number) => void,
 ): Promise<{ end: number; reason: string | undefined }> {
   let offset = from;
   for (let seg = cl.segments.find(offset); seg; seg = cl.segments.find(offset)) {
@@ -68,6 +70,7 @@ export async function scanCommitLog(
       if (r.kind === "blank") break;
       onRecord?.(block, rel - blockStart);
       offset += r.size;
+      onAdvance?.(offset);
     }
     offset = seg.end;
   }
@@ -93,6 +96,8 @@ export interface RecoverDeps {
   readonly dispatcher: Dispatcher;
   readonly checkCrc: boolean;
   readonly log: Logger;
+  /** Milliseconds between progress lines (RecoveryProgress's default when absent). */
+  readonly progressIntervalMs?: number;
 }
 
 /** Runs recovery; `abnormal` = the abort file was present (spec §5.5 steps 3-4). */
@@ -132,8 +137,13 @@ export async function recover(d: RecoverDeps, abnormal: boolean): Promise<Recove
     if (pick.start < startSeg.start) startSeg = pick;
   }
   const from = startSeg.start;
-  const { end, reason } = await scanCommitLog(cl, from, d.checkCrc);
   const lastEnd = segs.at(-1)!.end;
+  const progress = new RecoveryProgress({ log: d.log, abnormal, intervalMs: d.progressIntervalMs });
+  progress.begin(from, lastEnd);
+  const { end, reason } = await scanCommitLog(cl, from, d.checkCrc, undefined, (offset) =>
+    progress.advance("check", offset),
+  );
+  progress.checked(end);
   let truncated = 0;
   if (end < lastEnd) {
     if (reason) d.log.warn({ validEnd: end, reason }, "commitlog: cutting an invalid tail");
@@ -143,10 +153,16 @@ export async function recover(d: RecoverDeps, abnormal: boolean): Promise<Recove
   cl.setEnd(end);
   await cqs.truncateFromPhy(end);
   index?.limitIndexedBelow(end);
-  await scanCommitLog(cl, from, false, (bytes, pos) =>
-    d.dispatcher.dispatch(parseDispatchRequest(bytes, pos, d.dispatcher.delayLevelsMs), false),
+  await scanCommitLog(
+    cl,
+    from,
+    false,
+    (bytes, pos) =>
+      d.dispatcher.dispatch(parseDispatchRequest(bytes, pos, d.dispatcher.delayLevelsMs), false),
+    (offset) => progress.advance("dispatch", offset),
   );
   await cqs.deleteExpired(cl.minOffset);
+  progress.end({ validEnd: end, truncatedBytes: truncated });
   return {
     abnormal,
     scanFrom: from,
