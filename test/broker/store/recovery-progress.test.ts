@@ -30,7 +30,7 @@ describe("RecoveryProgress", () => {
   test("after a crash: a start line, one progress line per interval and phase, a done line", () => {
     const { log, lines } = recordingLog();
     let now = 0;
-    const p = new RecoveryProgress({ log, abnormal: true, intervalMs: 1000, now: () => now });
+    const p = new RecoveryProgress({ log, abnormal: true, intervalMs: 1000, now: () => now, clockEvery: 1 });
     p.begin(0, 4 * MIB);
     now = 999;
     p.advance("check", 1 * MIB); // inside the interval: silent
@@ -57,7 +57,7 @@ describe("RecoveryProgress", () => {
   test("a normal recovery logs progress only when it runs past the interval, and no start or done line", () => {
     const { log, lines } = recordingLog();
     let now = 0;
-    const p = new RecoveryProgress({ log, abnormal: false, intervalMs: 1000, now: () => now });
+    const p = new RecoveryProgress({ log, abnormal: false, intervalMs: 1000, now: () => now, clockEvery: 1 });
     p.begin(0, MIB);
     now = 10;
     p.advance("check", MIB);
@@ -85,7 +85,7 @@ async function crashAfter(root: string, n: number) {
 describe("a store reopened after a crash", () => {
   test("killed mid-write: start, progress in both phases, and a done line naming the cut", async () => {
     await using dir = await tempDir();
-    const puts = await crashAfter(dir.path, 40);
+    const puts = await crashAfter(dir.path, 400);
     // The last record was only half written when the process died.
     const last = puts.at(-1)!;
     const file = (await commitLogFiles(dir.path)).at(-1)!;
@@ -102,7 +102,7 @@ describe("a store reopened after a crash", () => {
     const { log, lines } = recordingLog();
     const s = await openStore(dir.path, {}, { log, recoveryProgressIntervalMs: 0 });
     const report = s.recoveryReport!;
-    expect(await readQueue(s, "T", 0)).toHaveLength(39);
+    expect(await readQueue(s, "T", 0)).toHaveLength(399);
     await s.shutdown();
 
     const ours = lines.filter((l) => l.msg.startsWith("abnormal recovery"));
@@ -113,7 +113,7 @@ describe("a store reopened after a crash", () => {
     expect(done.msg).toMatch(/^abnormal recovery done in \d+\.\d s: /);
     // Every record from where the scan began is replayed; the torn one is cut, not replayed.
     const replayedFrom = puts.findIndex((p) => p.wroteOffset >= report.scanFrom);
-    expect([done.records, done.truncatedBytes! > 0]).toEqual([39 - replayedFrom, true]);
+    expect([done.records, done.truncatedBytes! > 0]).toEqual([399 - replayedFrom, true]);
   });
 
   test("with the default interval a quick recovery logs only its start and done lines", async () => {
