@@ -86,6 +86,8 @@ describe.skipIf(script === null)("console log format by destination", () => {
     expect(running).toContain(`${ESC}32mINFO${ESC}39m`);
     expect(running).toContain("cli: running: namesrv");
     expect(stopped).toContain("cli: stopped: namesrv");
+    // Once, plain: not also as a JSON copy (issue #20 saw each boot line twice on a terminal).
+    expect(lines.filter((l) => l.includes("boot success"))).toHaveLength(1);
   });
 
   test("on a terminal with --log-format json: JSON lines, no colour", async () => {
@@ -101,4 +103,18 @@ test("piped: JSON lines, no colour", async () => {
   const msgs = logLines(lines).map((l) => (JSON.parse(l) as { msg: string }).msg);
   expect(msgs).toEqual(["running: namesrv", "stopped: namesrv"]);
   expect(lines.filter((l) => l.includes(ESC))).toEqual([]);
+  expect(lines.filter((l) => l.includes("boot success"))).toHaveLength(1);
+});
+
+test("inside an application the library logs only warnings unless ROCKETBUN_LOG_LEVEL says otherwise", async () => {
+  const level = async (env: Record<string, string>) => {
+    const code = `const { rootLogger } = await import("./src/log.ts"); console.log(rootLogger.level);`;
+    const proc = Bun.spawn([process.execPath, "-e", code], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdout: "pipe",
+    });
+    return (await new Response(proc.stdout).text()).trim();
+  };
+  expect([await level({}), await level({ ROCKETBUN_LOG_LEVEL: "debug" })]).toEqual(["warn", "debug"]);
 });
