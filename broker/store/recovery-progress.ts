@@ -48,7 +48,7 @@ export class RecoveryProgress {
   private readonly started: number;
   private lastLine: number;
   private from = 0;
-  /** Where the scan may go at most: the end of the last CommitLog file (its unused tail included). */
+  /** Where the data is estimated to end: the check's 100%. */
   private to = 0;
   /** Where the check found the last valid record's end; the replay's 100%. */
   private validEnd = 0;
@@ -69,7 +69,7 @@ export class RecoveryProgress {
     return this.abnormal ? "abnormal recovery" : "recovery";
   }
 
-  /** The range to scan is known: after a crash, say how much there is to check. */
+  /** The range to scan is known (`to` estimated): after a crash, say how much there is to check. */
   begin(from: number, to: number): void {
     this.from = from;
     this.to = to;
@@ -77,7 +77,7 @@ export class RecoveryProgress {
     if (!this.abnormal) return;
     this.log.warn(
       { scanFrom: from, bytes: to - from },
-      `abnormal recovery: up to ${mib(to - from)} MiB of commitlog to check (the last shutdown was not clean)`,
+      `abnormal recovery: about ${mib(to - from)} MiB of commitlog to check (the last shutdown was not clean)`,
     );
   }
 

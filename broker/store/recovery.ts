@@ -3,6 +3,7 @@
  * length, position and CRC; cut a torn tail; drop consume-queue units beyond the cut; then
  * replay the scanned range through the same Dispatcher as live appends.
  */
+import { stat } from "node:fs/promises";
 import type { Logger } from "../../src/log.ts";
 import {
   checkRecord,
@@ -88,6 +89,20 @@ async function firstStoreTimestamp(cl: CommitLog, start: number): Promise<number
   return readI64(dv, storeTimestampPosition(dv.getInt32(RECORD.sysFlag[0])));
 }
 
+/**
+ * Where the data probably ends, for progress lines only: files are created sparse at full size
+ * (segment.ts), so the last one's allocated blocks are about what was written into it. Where the
+ * file system allocates everything, or stat fails, the estimate is the end of the last file.
+ */
+async function estimatedDataEnd(cl: CommitLog): Promise<number> {
+  const last = cl.segments.segments.at(-1)!;
+  const allocated = await stat(last.path).then(
+    (s) => s.blocks * 512,
+    () => last.size,
+  );
+  return last.start + Math.min(last.size, allocated);
+}
+
 export interface RecoverDeps {
   readonly cl: CommitLog;
   readonly cqs: ConsumeQueueStore;
@@ -139,7 +154,7 @@ export async function recover(d: RecoverDeps, abnormal: boolean): Promise<Recove
   const from = startSeg.start;
   const lastEnd = segs.at(-1)!.end;
   const progress = new RecoveryProgress({ log: d.log, abnormal, intervalMs: d.progressIntervalMs });
-  progress.begin(from, lastEnd);
+  progress.begin(from, await estimatedDataEnd(cl));
   const { end, reason } = await scanCommitLog(cl, from, d.checkCrc, undefined, (offset) =>
     progress.advance("check", offset),
   );

@@ -16,6 +16,7 @@ interface Line {
   msg: string;
   records?: number;
   truncatedBytes?: number;
+  bytes?: number;
 }
 
 function recordingLog(level = "info") {
@@ -44,7 +45,7 @@ describe("RecoveryProgress", () => {
     now = 3200;
     p.end({ validEnd: 3 * MIB, truncatedBytes: 17 });
     expect(lines.map((l) => [l.level, l.msg])).toEqual([
-      [40, "abnormal recovery: up to 4.0 MiB of commitlog to check (the last shutdown was not clean)"],
+      [40, "abnormal recovery: about 4.0 MiB of commitlog to check (the last shutdown was not clean)"],
       [30, "abnormal recovery: checked 2.0 of 4.0 MiB (50%), 1.0 s so far"],
       [30, "abnormal recovery: re-dispatched 1 records, 1.5 of 3.0 MiB (50%), 2.5 s so far"],
       [
@@ -106,7 +107,7 @@ describe("a store reopened after a crash", () => {
     await s.shutdown();
 
     const ours = lines.filter((l) => l.msg.startsWith("abnormal recovery"));
-    expect(ours[0]!.msg).toStartWith("abnormal recovery: up to ");
+    expect(ours[0]!.msg).toStartWith("abnormal recovery: about ");
     expect(ours.some((l) => l.msg.startsWith("abnormal recovery: checked "))).toBe(true);
     expect(ours.some((l) => l.msg.startsWith("abnormal recovery: re-dispatched "))).toBe(true);
     const done = ours.at(-1)!;
@@ -124,6 +125,23 @@ describe("a store reopened after a crash", () => {
     await s.shutdown();
     const ours = lines.filter((l) => l.msg.includes("recovery")).map((l) => l.msg.replace(/[:\d].*/, ""));
     expect(ours).toEqual(["abnormal recovery", "abnormal recovery done in "]);
+  });
+
+  test("the amount to check is the data written, not the preallocated size of the last file", async () => {
+    await using dir = await tempDir();
+    const big = { mappedFileSizeCommitLog: 1024 * 1024 };
+    const s0 = await openStore(dir.path, big);
+    for (let i = 0; i < 20; i++) await s0.putMessage(message("T", 0, `m-${i}`));
+    await s0.flush();
+    await abandon(s0);
+    const { log, lines } = recordingLog();
+    const s = await openStore(dir.path, big, { log });
+    const written = s.getMaxPhyOffset();
+    await s.shutdown();
+    const start = lines.find((l) => l.msg.startsWith("abnormal recovery: about"))!;
+    // Allocated blocks round the written bytes up to the file system's block size.
+    expect(start.bytes).toBeGreaterThanOrEqual(written);
+    expect(start.bytes).toBeLessThan(written + 64 * 1024);
   });
 
   test("after a clean shutdown there is no abnormal recovery line", async () => {
