@@ -1,4 +1,6 @@
 import { expect, test } from "bun:test";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const fixture = join(import.meta.dir, "fixtures", "fake-roles.ts");
@@ -86,4 +88,23 @@ test("a stop that hangs past its timeout exits 1 after a line naming what it wai
     code: 1,
     last: "forced exit (stop took longer than 0.2 s) while waiting for Broker to stop; the stop was not clean",
   });
+});
+
+test("with --log-dir, the forced-exit line reaches the log file before the process exits", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "rocketbun-forced-"));
+  try {
+    const { proc, readUntil } = child(["hang", "stop-timeout", `--log-dir=${dir}`]);
+    await readUntil("running: NameServer, Broker");
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(1);
+    const files = (await readdir(dir)).filter((f) => f.startsWith("rocketbun"));
+    const text = await readFile(join(dir, files[0]!), "utf8");
+    const last = JSON.parse(text.trim().split("\n").at(-1)!) as { msg: string; level: number };
+    expect([last.level, last.msg]).toEqual([
+      50,
+      "forced exit (stop took longer than 0.2 s) while waiting for Broker to stop; the stop was not clean",
+    ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
