@@ -16,7 +16,7 @@ import { encodeFrame, RemotingClient, RemotingCommand, RequestCode } from "../sr
 import { ALI_ONS_LOCAL } from "../test/support/ali-ons.ts";
 import { spawnServer } from "./lib/child.ts";
 import { rawEchoRate } from "./lib/load.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printTable, progressSteps, type Row } from "./lib/report.ts";
 import { BODY, createTopic, decodeRecords, ok, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 import { benchDir, rawWrite } from "./store/raw.ts";
@@ -61,11 +61,21 @@ async function closedLoopRate(call: () => Promise<unknown>, inflight: number, ms
 const target = (value: number, min: number, unit: string) =>
   `${unit} (issue target ≥${min.toLocaleString("en-US")}: ${value >= min ? "met" : "MISSED"})`;
 
+const step = progressSteps("broker", 12);
+
 // ---- ceilings measured in this run ----
 const sendFrame = encodeFrame(sendRequest("BenchBroker", 0));
 const echo = await spawnServer(join(import.meta.dir, "lib", "echo-server.ts"), ["raw"]);
-const echo1 = await rawEchoRate(echo.port, sendFrame, 1, durationMs);
-const echo128 = await rawEchoRate(echo.port, sendFrame, 128, durationMs);
+const echo1 = step(
+  "raw TCP echo, 1 in flight",
+  await rawEchoRate(echo.port, sendFrame, 1, durationMs),
+  "round trips/s",
+);
+const echo128 = step(
+  "raw TCP echo, 128 in flight",
+  await rawEchoRate(echo.port, sendFrame, 128, durationMs),
+  "round trips/s",
+);
 await echo.stop();
 
 // ---- ASYNC_FLUSH broker ----
@@ -91,6 +101,7 @@ const diskAsyncMBps = await rawWrite(join(dir.path, "raw-async"), {
   syncs: 1,
 });
 const diskAsync = (diskAsyncMBps * 2 ** 20) / recordBytes;
+step("raw disk append", diskAsyncMBps, "MB/s");
 // SYNC_FLUSH with 64 senders: at best one fdatasync per 64 records (group commit).
 const syncN = 64 * 400;
 const diskSyncMBps = await rawWrite(join(dir.path, "raw-sync"), {
@@ -99,6 +110,7 @@ const diskSyncMBps = await rawWrite(join(dir.path, "raw-sync"), {
   syncs: syncN / 64,
 });
 const diskSync = (diskSyncMBps * 2 ** 20) / recordBytes;
+step("raw disk append, an fdatasync per 64 records", diskSyncMBps, "MB/s");
 
 // Sync send, one in flight, with latency per send.
 let q = 0;
@@ -113,12 +125,14 @@ const send1 = await closedLoopRate(
   durationMs,
 );
 latencies.sort((a, b) => a - b);
+step("raw send, 1 in flight (ASYNC_FLUSH)", send1, "msgs/s", echo1);
 
 const send128 = await closedLoopRate(
   () => ok(c.invoke(addr, sendRequest("BenchBroker", q++ % QUEUES))),
   128,
   durationMs,
 );
+step("raw send, 128 in flight", send128, "msgs/s", echo128);
 
 const BATCH = 32;
 const batchBody = encodeBatch(
@@ -131,6 +145,7 @@ const batchRate =
     8,
     durationMs,
   ));
+step(`raw batch of ${BATCH}, 8 in flight`, batchRate, "msgs/s", diskAsync);
 
 // ali-ons: one at a time and 128 in flight.
 const ali = new AliProducer({
@@ -145,8 +160,13 @@ const aliSend = async () => {
   };
   if (r.sendStatus !== "SEND_OK") throw new Error(r.sendStatus);
 };
-const ali1 = await closedLoopRate(aliSend, 1, durationMs);
-const ali128 = await closedLoopRate(aliSend, 128, durationMs);
+const ali1 = step("ali-ons send, 1 in flight", await closedLoopRate(aliSend, 1, durationMs), "msgs/s", echo1);
+const ali128 = step(
+  "ali-ons send, 128 in flight",
+  await closedLoopRate(aliSend, 128, durationMs),
+  "msgs/s",
+  echo128,
+);
 await ali.close();
 
 // Backlog: top the topic up to BACKLOG messages with batches, then drain every queue from 0.
@@ -186,6 +206,7 @@ await Promise.all(
 );
 const drainSecs = (performance.now() - d0) / 1000;
 const drainRate = drained / drainSecs;
+step(`backlog drain, ${drained.toLocaleString("en-US")} msgs, pull 32`, drainRate, "msgs/s");
 const afterDrainRss = await srv.rssMiB();
 
 // End-to-end latency at a fixed rate: long-polling pull loops on every queue, a paced sender.
@@ -226,6 +247,7 @@ e2eRunning = false;
 await Promise.all(pullers);
 await consumer.shutdown();
 e2e.sort((a, b) => a - b);
+step(`e2e latency at ${E2E_RATE}/s p50`, percentile(e2e, 0.5), "ms");
 
 await c.shutdown();
 await srv.stop();
@@ -240,6 +262,7 @@ const sync64 = await closedLoopRate(
   64,
   durationMs,
 );
+step("SYNC_FLUSH raw send, 64 in flight", sync64, "msgs/s", diskSync);
 await cs.shutdown();
 await srvSync.stop();
 

@@ -20,7 +20,7 @@ import { encodeBatch, encodeProperties } from "../src/protocol/message/index.ts"
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printProgress, printTable, type Row } from "./lib/report.ts";
 import { createTopic, ok } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -302,6 +302,16 @@ for (let round = 0; round < mostRounds; round++) {
     const m = await s.run();
     results[i]!.raw.push(m.raw);
     results[i]!.client.push(m.client);
+    const unit = "msgs/s";
+    printProgress({
+      bench: "client",
+      round: round + 1,
+      rounds: s.rounds,
+      name: s.clientName,
+      value: m.client.rate,
+      unit,
+      ceiling: m.raw.rate,
+    });
   }
 }
 await producer.shutdown();

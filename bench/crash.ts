@@ -8,6 +8,7 @@
 import pino from "pino";
 import { RemotingClient } from "../src/remoting/index.ts";
 import { rng } from "../test/crash/crash-check.ts";
+import { printProgress } from "./lib/report.ts";
 import { createTopic, decodeRecords, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -113,6 +114,15 @@ for (const flushDiskType of ["ASYNC_FLUSH", "SYNC_FLUSH"] as const) {
   for (let r = 0; r < ROUNDS; r++) {
     const res = await round(srv, r, 200 + Math.floor(random() * 1300));
     for (const k of Object.keys(total) as (keyof RoundResult)[]) total[k] += res[k];
+    printProgress({
+      bench: "crash",
+      round: r + 1,
+      rounds: ROUNDS,
+      name: `${flushDiskType}, acknowledged then SIGKILL`,
+      value: res.acked,
+      unit: "msgs",
+      note: `${res.lost} lost, ${res.consumed} consumed, ${res.renamed} renamed`,
+    });
   }
   await srv.stop();
   const ok = total.lost === 0 && total.renamed === 0;

@@ -15,7 +15,7 @@ import { compileSql92, lookupIn } from "../src/protocol/filter/index.ts";
 import { PullSysFlag } from "../src/protocol/headers/pull.ts";
 import { encodeBatch, encodeProperties } from "../src/protocol/message/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printProgress, printTable, type Row } from "./lib/report.ts";
 import { createTopic, ok, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -125,7 +125,21 @@ try {
   const rounds: Map<string, Drain>[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const round = new Map<string, Drain>();
-    for (const [name, type, expression] of cases) round.set(name, await drain(c, addr, type, expression));
+    for (const [name, type, expression] of cases) {
+      const d = await drain(c, addr, type, expression);
+      round.set(name, d);
+      const ceiling = round.get("no filter")!.scanned / round.get("no filter")!.seconds;
+      const value = d.scanned / d.seconds;
+      printProgress({
+        bench: "filter",
+        round: r + 1,
+        rounds: ROUNDS,
+        name: `${name}: scanned`,
+        value,
+        unit: "records/s",
+        ceiling,
+      });
+    }
     rounds.push(round);
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;

@@ -26,7 +26,7 @@ import { httpLoad, postRequest } from "./lib/http-load.ts";
 import { runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
 import { processCpuMs } from "./lib/proc-cpu.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { type Progress, printProgress, printTable, type Row } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -60,6 +60,7 @@ try {
   const path = `/v1/topics/${TOPIC}/messages`;
   const gwRequest = postRequest(`127.0.0.1:${gwPort}`, path, "application/json", body);
   const ceilRequest = postRequest(`127.0.0.1:${ceiling.port}`, path, "application/json", body);
+  const progress = (p: Omit<Progress, "bench">) => printProgress({ bench: "gateway", ...p });
   const rows: Row[] = [];
   /** Server CPU per message: what rates on a shared machine swing far more than. */
   const cpuRows: Row[] = [];
@@ -77,6 +78,8 @@ try {
       gw.push(g.rate);
       ceil.push(c.rate);
       ratios.push(g.rate / c.rate);
+      const name = `HTTP produce 1 KiB, ${connections} connection${connections > 1 ? "s" : ""}`;
+      progress({ round: round + 1, rounds, name, value: g.rate, unit: "req/s", ceiling: c.rate });
     }
     cpuRows.push({
       name: `server CPU per HTTP produce, ${connections} connection${connections > 1 ? "s" : ""}`,
@@ -108,11 +111,9 @@ try {
         value: ((processCpuMs(srv.pid) - cpu0) * 1000) / calls,
         unit: "µs/msg",
       });
-      rows.push({
-        name: `reference: native client send over TCP, ${inflight} in flight`,
-        value: (calls * 1000) / ms,
-        unit: "msg/s",
-      });
+      const name = `reference: native client send over TCP, ${inflight} in flight`;
+      rows.push({ name, value: (calls * 1000) / ms, unit: "msg/s" });
+      progress({ round: 1, rounds: 1, name, value: (calls * 1000) / ms, unit: "msg/s" });
     }
     // The lease backlog: three groups (HTTP, native POP, WS) each drain it from the start.
     const leaseMsg = { topic: LEASE_TOPIC, body: "x".repeat(1024), tags: "bench" };
@@ -123,8 +124,10 @@ try {
   }
   const httpRate = await httpReceiveAck(srv.gatewayUrl, "BENCH_GW_HTTP", LEASE_TOPIC, 8, durationMs);
   const popRate = await popDrain(srv.namesrvAddr, "BENCH_GW_POP", LEASE_TOPIC, 8, durationMs, quiet);
+  const receiveName = "HTTP receive+ack 1 KiB from a backlog, 8 loops";
+  progress({ round: 1, rounds: 1, name: receiveName, value: httpRate, unit: "msg/s", ceiling: popRate });
   rows.push({
-    name: "HTTP receive+ack 1 KiB from a backlog, 8 loops",
+    name: receiveName,
     value: httpRate,
     ceiling: popRate,
     unit: "msg/s (ceiling: native POP drain)",
@@ -145,6 +148,14 @@ try {
     wsRates.push(g);
     wsCeilings.push(c);
     wsRatios.push(g / c);
+    progress({
+      round: round + 1,
+      rounds,
+      name: "WS push 1 KiB, credit 128",
+      value: g,
+      unit: "msg/s",
+      ceiling: c,
+    });
   }
   rows.push({
     name: "WS push 1 KiB, 1 subscriber, credit 128",
@@ -155,6 +166,13 @@ try {
     unit: "msg/s",
   });
   const lat = await produceToWsLatency(srv.gatewayUrl, "BENCH_GW_LAT", LATENCY_TOPIC, 5000, durationMs);
+  progress({
+    round: 1,
+    rounds: 1,
+    name: "HTTP produce → WS delivery at 5k/s, p50",
+    value: lat.p50,
+    unit: "ms",
+  });
   rows.push({
     name: "HTTP produce → WS delivery at 5k/s: produced",
     value: lat.producedPerSec,

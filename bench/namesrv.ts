@@ -15,7 +15,7 @@ import { topicConfig } from "../src/protocol/route/index.ts";
 import { encodeFrame, RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { spawnServer } from "./lib/child.ts";
 import { closedLoop, rawEchoRate } from "./lib/load.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printTable, progressSteps, type Row } from "./lib/report.ts";
 
 const TOPICS = 10_000;
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -68,8 +68,17 @@ async function bench(): Promise<Row[]> {
   sample.version = 479;
   const frame = encodeFrame(sample);
   const raw = await spawnServer(join(import.meta.dir, "lib/echo-server.ts"), ["raw"]);
-  const echo1 = await rawEchoRate(raw.port, frame, 1, durationMs);
-  const echo64 = await rawEchoRate(raw.port, frame, 64, durationMs);
+  const step = progressSteps("namesrv", 4);
+  const echo1 = step(
+    "raw Bun TCP echo, 1 in flight",
+    await rawEchoRate(raw.port, frame, 1, durationMs),
+    "round trips/s",
+  );
+  const echo64 = step(
+    "raw Bun TCP echo, 64 in flight",
+    await rawEchoRate(raw.port, frame, 64, durationMs),
+    "round trips/s",
+  );
   await raw.stop();
 
   const child = await spawnServer(import.meta.path, ["serve"]);
@@ -85,8 +94,18 @@ async function bench(): Promise<Row[]> {
     );
     if (reply.code !== 0) throw new Error(`route for ${topic}: code ${reply.code} ${reply.remark}`);
   };
-  const rpc1 = await closedLoop(call, 1, durationMs);
-  const rpc64 = await closedLoop(call, 64, durationMs);
+  const rpc1 = step(
+    "GET_ROUTEINFO_BY_TOPIC, 1 in flight",
+    await closedLoop(call, 1, durationMs),
+    "req/s",
+    echo1,
+  );
+  const rpc64 = step(
+    "GET_ROUTEINFO_BY_TOPIC, 64 in flight",
+    await closedLoop(call, 64, durationMs),
+    "req/s",
+    echo64,
+  );
   await client.shutdown();
   await child.stop();
   return [

@@ -15,7 +15,7 @@ import pino from "pino";
 import { encodeBatch } from "../src/protocol/message/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { batchAckRequest, poppedCount, popRequest } from "./lib/pop-requests.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printProgress, printTable, type Row } from "./lib/report.ts";
 import { BODY, createTopic, ok, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -167,6 +167,15 @@ for (let round = 0; round < ROUNDS; round++) {
     popDrain(c, addr, `BENCH_POP_${round}`, "BenchPop", backlog).then((r) => popRates.push(r));
   if (round % 2 === 0) await pull().then(pop);
   else await pop().then(pull);
+  printProgress({
+    bench: "pop",
+    round: round + 1,
+    rounds: ROUNDS,
+    name: "POP + BATCH_ACK drain",
+    value: popRates.at(-1)!,
+    unit: "msgs/s",
+    ceiling: pullRates.at(-1)!,
+  });
 }
 // For comparison: each consumer waits for its ack before popping again.
 const strictRate = await popDrain(c, addr, "BENCH_POP_STRICT", "BenchPop", backlog, false);
@@ -184,6 +193,14 @@ const idleRss = await srv.rssMiB();
 // Popping without acks runs at least as fast as popping with them; leave generous room.
 const expireAt = Date.now() + Math.ceil((leaseCount / Math.max(popRate, 1)) * 2000) + 10_000;
 const hold = await popAndHold(c, addr, "BENCH_LEASE", "BenchLease", leaseCount, expireAt);
+printProgress({
+  bench: "pop",
+  round: 1,
+  rounds: 2,
+  name: `pop ${leaseCount} and hold`,
+  value: hold.rate,
+  unit: "msgs/s",
+});
 await Bun.sleep(2000);
 const heldRss = await srv.rssMiB();
 const inflight = Number((await runtimeInfo(c, addr)).popInflightLeases);
@@ -196,6 +213,14 @@ while (left > 0) {
 const revivedMs = Date.now() - expireAt;
 const copies = await maxOffset(c, addr, "%RETRY%BENCH_LEASE_BenchLease");
 const reviveRate = (inflight * 1000) / Math.max(1, revivedMs);
+printProgress({
+  bench: "pop",
+  round: 2,
+  rounds: 2,
+  name: "redelivery when all expire together",
+  value: reviveRate,
+  unit: "leases/s",
+});
 const afterRss = await srv.rssMiB();
 await c.shutdown();
 await srv.stop();

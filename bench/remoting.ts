@@ -16,7 +16,7 @@ import {
 import { spawnServer } from "./lib/child.ts";
 import { BENCH_ECHO_CODE } from "./lib/echo-server.ts";
 import { alternate, closedLoop, openRawEcho, runSlice } from "./lib/load.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printTable, progressSteps, type Row } from "./lib/report.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const body = new Uint8Array(1024).fill(7);
@@ -51,8 +51,11 @@ export async function benchRemoting(): Promise<Row[]> {
     echo.close();
     return rates;
   };
+  const step = progressSteps("remoting", 4);
   const [echo1, rpc1] = await paired(1);
+  step("remoting over TCP, 1 in flight", rpc1, "req/s", echo1);
   const [echo128, rpc128] = await paired(128);
+  step("remoting over TCP, 128 in flight", rpc128, "req/s", echo128);
   await client.shutdown();
   await remote.stop();
   await raw.stop();
@@ -63,16 +66,16 @@ export async function benchRemoting(): Promise<Row[]> {
   );
   const localClient = new RemotingClient({ name: "local-client", log });
   const conn = local.acceptInProcess(localClient.endpoint);
-  const inproc128 = await closedLoop(
-    () => localClient.endpoint.invoke(conn, request(), 10_000),
-    128,
-    durationMs,
+  const inproc128 = step(
+    "in-process objects, 128 in flight",
+    await closedLoop(() => localClient.endpoint.invoke(conn, request(), 10_000), 128, durationMs),
+    "req/s",
   );
   const roundTripConn = local.acceptInProcess(localClient.endpoint, { roundTrip: true });
-  const roundTrip128 = await closedLoop(
-    () => localClient.endpoint.invoke(roundTripConn, request(), 10_000),
-    128,
-    durationMs,
+  const roundTrip128 = step(
+    "in-process round trip (codec), 128 in flight",
+    await closedLoop(() => localClient.endpoint.invoke(roundTripConn, request(), 10_000), 128, durationMs),
+    "req/s",
   );
 
   return [

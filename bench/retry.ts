@@ -12,7 +12,7 @@ import pino from "pino";
 import { createProducer, createPushConsumer, type Message } from "../src/client/index.ts";
 import { SCHEDULE_TOPIC } from "../src/protocol/topic-names.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
-import { printTable } from "./lib/report.ts";
+import { printTable, progressSteps } from "./lib/report.ts";
 import { BODY, createTopic } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -37,7 +37,9 @@ try {
   }
   await producer.shutdown();
 
+  const step = progressSteps("retry", 3);
   const plain = await consumeAll("BENCH_RETRY_PLAIN", () => true);
+  step("plain consumption", plain.rate, "msgs/s");
   const scheduled = async () =>
     Number(
       (await raw.invoke(srv.brokerAddr, maxOffsetRequest(SCHEDULE_TOPIC, FIRST_RETRY_QUEUE))).extFields
@@ -56,6 +58,8 @@ try {
     return false;
   });
   await watch;
+  step("send-back (fail every message once)", (MSGS * 1000) / sendBackDone, "msgs/s", plain.rate);
+  step("fail once + redelivered + accepted (incl. 1 s)", retried.rate, "msgs/s", plain.rate);
   printTable(`retry path: ${MSGS.toLocaleString("en-US")} messages of 1 KiB, every delay level 1 s`, [
     { name: "plain consumption", value: plain.rate, unit: "msgs/s" },
     {

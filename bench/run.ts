@@ -35,9 +35,33 @@ const ABOUT: Readonly<Record<string, string>> = {
   gateway: "HTTP produce, receive+ack, WS push and latency beside Hono/Bun ceilings",
   soak: "producer and consumers for 150 s: throughput, RSS, nothing lost (only when named)",
   crash: "SIGKILL under load, 20 rounds per flush mode: nothing acknowledged lost (only when named)",
-  timers: "1,000,000 timers over 60 s: lateness, rate, RSS (only when named, ~100 s)",
-  pop: "POP vs PULL drain; 1,000,000 leases held and expired (only when named, ~90 s)",
+  timers: "1,000,000 timers over 60 s: lateness, rate, RSS (only when named)",
+  pop: "POP vs PULL drain; 1,000,000 leases held and expired (only when named)",
 };
+
+/**
+ * Rough run time of each at its defaults, in seconds: estimated from its measure durations, rounds
+ * and setup (server boots, backlog fills), not timed; disk-bound ones (store) vary most.
+ */
+const ESTIMATED_SECONDS: Readonly<Record<string, number>> = {
+  remoting: 20,
+  namesrv: 15,
+  store: 60,
+  broker: 45,
+  filter: 40,
+  client: 150,
+  retry: 15,
+  transactions: 60,
+  security: 50,
+  gateway: 80,
+  soak: 170,
+  crash: 120,
+  timers: 100,
+  pop: 90,
+};
+const about = (names: readonly string[]) => names.reduce((sum, n) => sum + (ESTIMATED_SECONDS[n] ?? 0), 0);
+const minutes = (seconds: number) =>
+  seconds < 90 ? `about ${seconds} s` : `about ${Math.round(seconds / 60)} min`;
 
 const wanted = process.argv.slice(2);
 if (wanted.includes("--help") || wanted.includes("-h")) {
@@ -48,7 +72,12 @@ if (wanted.includes("--help") || wanted.includes("-h")) {
       "Runs the default set in turn (each in its own process), or the benchmarks named.",
       "Each prints its figures beside a ceiling measured in the same run, and the ratio.",
       "",
-      ...[...all, ...onRequest].map((n) => `  ${n.padEnd(13)}${ABOUT[n] ?? ""}`),
+      ...[...all, ...onRequest].map(
+        (n) => `  ${n.padEnd(13)}${`~${ESTIMATED_SECONDS[n] ?? "?"} s`.padEnd(8)}${ABOUT[n] ?? ""}`,
+      ),
+      "",
+      `The default set takes ${minutes(about(all))}, all of them ${minutes(about([...all, ...onRequest]))}`,
+      "(estimates from each benchmark's durations and rounds on a 2-core machine, not timings).",
       "",
       "Environment: BENCH_PIN=0 (do not pin server and client to separate CPUs), BENCH_DURATION_MS,",
       "BENCH_ROUNDS and per-benchmark knobs named in each file's header.",
@@ -57,6 +86,7 @@ if (wanted.includes("--help") || wanted.includes("-h")) {
   process.exit(0);
 }
 const names = wanted.length > 0 ? wanted : all;
+if (about(names) > 0) console.log(`# ${names.length} benchmark(s), ${minutes(about(names))} (estimated)`);
 let failed = 0;
 const started = performance.now();
 for (const [i, name] of names.entries()) {

@@ -25,7 +25,7 @@ import {
 import { createCertificate } from "../src/tls/x509.ts";
 import { alternate, runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printTable, progressSteps, type Row } from "./lib/report.ts";
 import { createTopic, ok, sendRequest } from "./lib/requests.ts";
 import { type StartedServer, startServer } from "./lib/start-server.ts";
 
@@ -155,10 +155,12 @@ try {
     ["native", "TLS enforcing (native)", undefined, TLS_TARGET],
     ["stream", "TLS permissive (node:tls)", undefined, TLS_TARGET],
   ] as const;
+  const step = progressSteps("security", measures.length * 2);
   for (const [on, label, target1, target128] of measures) {
     for (const inflight of [1, 128]) {
       const { offRate, onRate, offCpu, onCpu } = await pair(on, inflight);
       const target = inflight === 1 ? target1 : target128;
+      step(`${label}, ${inflight} in flight`, onRate, "sends/s", offRate);
       rows.push({ name: `  plaintext, ACL off, ${inflight} in flight`, value: offRate, unit: "sends/s" });
       rows.push({
         name: `${label}, ${inflight} in flight`,

@@ -8,6 +8,7 @@
  */
 import pino from "pino";
 import { createAdmin, createProducer, createPushConsumer } from "../src/client/index.ts";
+import { printProgress } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
 const durationMs = Number(process.env.BENCH_SOAK_MS ?? 150_000);
@@ -98,9 +99,15 @@ while (performance.now() - started < durationMs) {
   lastAt = now;
   const heap = process.memoryUsage().heapUsed / 1048576;
   const t = Math.round((now - started) / 1000);
-  console.log(
-    `t=${String(t).padStart(4)}s  ${Math.round(rate).toLocaleString("en-US").padStart(7)} msgs/s  consumed ${consumed.toLocaleString("en-US")}/${sent.toLocaleString("en-US")}  broker RSS ${rss.at(-1)!.toFixed(1)} MiB  client heap ${heap.toFixed(1)} MiB`,
-  );
+  printProgress({
+    bench: "soak",
+    round: rss.length,
+    rounds: Math.ceil(durationMs / SAMPLE_MS),
+    name: `t=${t} s, sent`,
+    value: rate,
+    unit: "msgs/s",
+    note: `consumed ${consumed.toLocaleString("en-US")}/${sent.toLocaleString("en-US")}, broker RSS ${rss.at(-1)!.toFixed(1)} MiB, client heap ${heap.toFixed(1)} MiB`,
+  });
 }
 stopping = true;
 await Promise.all(senders);

@@ -13,6 +13,7 @@ import { FileMessageStore } from "../broker/store/file-store.ts";
 import type { MessageToStore } from "../broker/store/message-store.ts";
 import type { StoreOptions } from "../broker/store/store-options.ts";
 import { encodeProperties, hostAddress } from "../src/protocol/message/index.ts";
+import { progressSteps } from "./lib/report.ts";
 import { benchDir, fmt, rawWrite, type WritePattern } from "./store/raw.ts";
 
 const arg = (name: string, dflt: number) =>
@@ -120,6 +121,7 @@ function row(name: string, secs: number, count: number, bytes: number, ceiling?:
   ]);
 }
 
+const step = progressSteps("store", ASYNC_ROUNDS + 4);
 await using dir = await benchDir();
 const recordBytes = await (async () => {
   const s = await storeAt(join(dir.path, "probe"), {});
@@ -143,6 +145,7 @@ for (let r = 0; r < ASYNC_ROUNDS; r++) {
   const [secs, pattern] = await appendRun(sA, nAsync, 64, `ASYNC_FLUSH 64 round ${r + 1}`);
   const raw = await rawWrite(join(dir.path, "raw-async"), pattern);
   asyncRounds.push({ secs, pattern, raw, ratio: pattern.bytes / secs / 2 ** 20 / raw });
+  step(`append ASYNC_FLUSH (64 writers), round ${r + 1}`, pattern.bytes / secs / 2 ** 20, "MB/s", raw);
 }
 const medianRound = [...asyncRounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ASYNC_ROUNDS / 2)]!;
 row("append ASYNC_FLUSH (64 writers)", medianRound.secs, nAsync, medianRound.pattern.bytes, medianRound.raw);
@@ -166,6 +169,7 @@ for (let q = 0; q < QUEUES; q++) {
   }
 }
 row("read (pull 32/batch)", (performance.now() - t0) / 1000, read, readBytes);
+step("read (pull 32/batch)", (read * 1000) / (performance.now() - t0), "msgs/s");
 await sA.shutdown();
 
 // Recovery: abnormal start with a zeroed checkpoint and no consume queues: full scan + rebuild.
@@ -177,6 +181,7 @@ const r0 = performance.now();
 const sR = await storeAt(join(dir.path, "async"), {});
 const recSecs = (performance.now() - r0) / 1000;
 const recGiB = sR.getMaxPhyOffset() / 2 ** 30;
+step("abnormal recovery (full CRC scan + rebuild)", recSecs / recGiB, "s per GiB");
 await sR.shutdown();
 
 // SYNC_FLUSH with 1 writer: each put waits for its own fdatasync.
@@ -185,6 +190,7 @@ const s1 = await storeAt(join(dir.path, "sync1"), { flushDiskType: "SYNC_FLUSH" 
 const [t1, p1] = await appendRun(s1, n1, 1, "SYNC_FLUSH 1");
 const raw1 = await rawWrite(join(dir.path, "raw-sync1"), p1);
 row("append SYNC_FLUSH (1 writer)", t1, n1, p1.bytes, raw1);
+step("append SYNC_FLUSH (1 writer)", p1.bytes / t1 / 2 ** 20, "MB/s", raw1);
 grouping("SYNC_FLUSH 1", n1, p1);
 await s1.shutdown();
 
@@ -194,6 +200,7 @@ const s64 = await storeAt(join(dir.path, "sync64"), { flushDiskType: "SYNC_FLUSH
 const [t64, p64] = await appendRun(s64, n64, 64, "SYNC_FLUSH 64");
 const raw64 = await rawWrite(join(dir.path, "raw-sync64"), p64);
 row("append SYNC_FLUSH (64 writers)", t64, n64, p64.bytes, raw64);
+step("append SYNC_FLUSH (64 writers)", p64.bytes / t64 / 2 ** 20, "MB/s", raw64);
 grouping("SYNC_FLUSH 64", n64, p64);
 await s64.shutdown();
 

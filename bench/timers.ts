@@ -11,7 +11,7 @@ import pino from "pino";
 import { encodeProperties, MessageConst } from "../src/protocol/message/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { closedLoop } from "./lib/load.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printTable, progressSteps, type Row } from "./lib/report.ts";
 import { createTopic, decodeRecords, ok, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -93,12 +93,13 @@ await createTopic(c, addr, "BenchPlain", QUEUES);
 await Bun.sleep(1000);
 const idleRss = await srv.rssMiB();
 
+const step = progressSteps("timers", 5);
 // Plain sends of the same body, the ceiling of the scheduling rate.
 let q = 0;
-const plainRate = await closedLoop(
-  () => ok(c.invoke(addr, sendRequest("BenchPlain", q++ % QUEUES, BODY))),
-  INFLIGHT,
-  3000,
+const plainRate = step(
+  "plain send, 256 in flight (100 B)",
+  await closedLoop(() => ok(c.invoke(addr, sendRequest("BenchPlain", q++ % QUEUES, BODY))), INFLIGHT, 3000),
+  "msgs/s",
 );
 
 // Phase 1: TIMERS timers over a window opening once they should all be scheduled.
@@ -109,9 +110,16 @@ const scheduleRate = await sendAll(c, addr, TIMERS, (i) =>
   timerRequest("BenchTimer", i % QUEUES, windowStart + Math.floor(Math.random() * WINDOW_MS)),
 );
 const scheduledAt = Date.now();
+step(
+  `schedule ${TIMERS} timers (the window closes in ${Math.round((windowStart + WINDOW_MS - scheduledAt) / 1000)} s)`,
+  scheduleRate,
+  "msgs/s",
+  plainRate,
+);
 await indexed(c, addr);
 const pendingRss = await srv.rssMiB();
 const main = await collect(c, addr, "BenchTimer", TIMERS, Array(QUEUES).fill(0));
+step("delivery lateness p99", percentile(main.lateness, 0.99), "ms");
 
 // Phase 2: BURST timers due at one instant, after scheduling them.
 const burstLead = Math.max(3000, Math.ceil((BURST / Math.max(scheduleRate, 1)) * 1000) + 2000);
@@ -119,8 +127,9 @@ const burstAt = Date.now() + burstLead;
 const burstScheduleRate = await sendAll(c, addr, BURST, (i) =>
   timerRequest("BenchBurst", i % QUEUES, burstAt),
 );
+step(`schedule a burst of ${BURST} due at one instant`, burstScheduleRate, "msgs/s");
 const burst = await collect(c, addr, "BenchBurst", BURST, Array(QUEUES).fill(0));
-const burstRate = (BURST * 1000) / Math.max(1, burst.last - burstAt);
+const burstRate = step("burst delivered", (BURST * 1000) / Math.max(1, burst.last - burstAt), "due msgs/s");
 const afterRss = await srv.rssMiB();
 await c.shutdown();
 await srv.stop();

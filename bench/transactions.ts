@@ -18,7 +18,7 @@ import {
 } from "../src/client/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { runSlice } from "./lib/load.ts";
-import { printTable, type Row } from "./lib/report.ts";
+import { printProgress, printTable, type Row } from "./lib/report.ts";
 import { BODY, createTopic } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -111,6 +111,15 @@ try {
       plainRates.push(p);
       txRates.push(t);
       ratios.push(t / p);
+      printProgress({
+        bench: "transactions",
+        round: r + 1,
+        rounds: ROUNDS,
+        name: `transactional send + commit, ${inflight} in flight`,
+        value: t,
+        unit: "msgs/s",
+        ceiling: p,
+      });
     }
     rows.push({ name: `plain send, ${inflight} in flight`, value: median(plainRates), unit: "msgs/s" });
     rows.push({
@@ -151,9 +160,19 @@ try {
   while ((await stored("BenchTxPending")) < PENDING) await Bun.sleep(5);
   const first = checkTimes[0]!;
   const last = checkTimes.at(-1)!;
+  const checks = `check-back: ${PENDING} unknown, checks answered`;
+  const checkRate = (checkTimes.length * 1000) / Math.max(1, last - first);
+  printProgress({
+    bench: "transactions",
+    round: 1,
+    rounds: 1,
+    name: checks,
+    value: checkRate,
+    unit: "checks/s",
+  });
   rows.push({
-    name: `check-back: ${PENDING} unknown, checks answered`,
-    value: (checkTimes.length * 1000) / Math.max(1, last - first),
+    name: checks,
+    value: checkRate,
     unit: "checks/s",
   });
   rows.push({

@@ -41,6 +41,21 @@ class SwitchableDestination implements DestinationStream {
   write(line: string): void {
     for (const t of this.targets) t.write(line);
   }
+
+  /**
+   * Synchronous on purpose: it runs just before a forced process.exit, and the rotated file's
+   * stream buffers lines that would otherwise be lost with the line saying why the process exits.
+   */
+  flush(done?: (err?: Error) => void): void {
+    for (const t of this.targets) {
+      try {
+        (t as { flushSync?: () => void }).flushSync?.();
+      } catch {
+        // A stream not yet open has nothing buffered to lose.
+      }
+    }
+    done?.();
+  }
 }
 
 const destination = new SwitchableDestination();

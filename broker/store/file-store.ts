@@ -46,6 +46,8 @@ export interface FileStoreDeps {
   readonly now?: () => number;
   /** Used percent (0..100) of the partition holding `dir`; statfs by default. */
   readonly diskUsedPercent?: (dir: string) => Promise<number>;
+  /** Milliseconds between recovery progress lines; tests set it small. */
+  readonly recoveryProgressIntervalMs?: number;
 }
 
 export class FileMessageStore implements MessageStore {
@@ -61,6 +63,7 @@ export class FileMessageStore implements MessageStore {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly diskUsedPercent: (dir: string) => Promise<number>;
+  private readonly recoveryProgressIntervalMs: number | undefined;
   private readonly queueOffsets = new Map<string, number[]>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private diskFull = false;
@@ -79,6 +82,7 @@ export class FileMessageStore implements MessageStore {
     this.log = deps.log ?? logger("store");
     this.now = deps.now ?? Date.now;
     this.diskUsedPercent = deps.diskUsedPercent ?? statfsUsedPercent;
+    this.recoveryProgressIntervalMs = deps.recoveryProgressIntervalMs;
     this.cl = new CommitLog(commitLogDir(o), o.mappedFileSizeCommitLog);
     this.cqs = new ConsumeQueueStore(join(o.storePathRootDir, "consumequeue"), o.mappedFileSizeConsumeQueue);
     this.index = o.messageIndexEnable
@@ -143,6 +147,7 @@ export class FileMessageStore implements MessageStore {
         dispatcher: this.dispatcher,
         checkCrc: o.checkCRCOnRecover,
         log: this.log,
+        progressIntervalMs: this.recoveryProgressIntervalMs,
       },
       abnormal,
     );

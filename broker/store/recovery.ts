@@ -3,6 +3,7 @@
  * length, position and CRC; cut a torn tail; drop consume-queue units beyond the cut; then
  * replay the scanned range through the same Dispatcher as live appends.
  */
+import { stat } from "node:fs/promises";
 import type { Logger } from "../../src/log.ts";
 import {
   checkRecord,
@@ -17,6 +18,7 @@ import type { ConsumeQueueStore } from "./consume-queue-store.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { parseDispatchRequest } from "./dispatch-request.ts";
 import type { IndexService } from "./index-service.ts";
+import { RecoveryProgress } from "./recovery-progress.ts";
 
 /** Bytes read per step while scanning; a larger record is read on its own. */
 const SCAN_BLOCK_BYTES = 8 * 1024 * 1024;
@@ -34,13 +36,14 @@ type OnRecord = (bytes: Uint8Array, pos: number) => void;
 
 /**
  * Scans valid records from `from` (a record boundary) and returns where validity ends.
- * `onRecord` sees each valid record, in order.
+ * `onRecord` sees each valid record, in order; `onAdvance` the CommitLog offset after each.
  */
 export async function scanCommitLog(
   cl: CommitLog,
   from: number,
   checkCrc: boolean,
   onRecord?: OnRecord,
+  onAdvance?: (offset: number) => void,
 ): Promise<{ end: number; reason: string | undefined }> {
   let offset = from;
   for (let seg = cl.segments.find(offset); seg; seg = cl.segments.find(offset)) {
@@ -68,6 +71,7 @@ export async function scanCommitLog(
       if (r.kind === "blank") break;
       onRecord?.(block, rel - blockStart);
       offset += r.size;
+      onAdvance?.(offset);
     }
     offset = seg.end;
   }
@@ -85,6 +89,20 @@ async function firstStoreTimestamp(cl: CommitLog, start: number): Promise<number
   return readI64(dv, storeTimestampPosition(dv.getInt32(RECORD.sysFlag[0])));
 }
 
+/**
+ * Where the data probably ends, for progress lines only: files are created sparse at full size
+ * (segment.ts), so the last one's allocated blocks are about what was written into it. Where the
+ * file system allocates everything, or stat fails, the estimate is the end of the last file.
+ */
+async function estimatedDataEnd(cl: CommitLog): Promise<number> {
+  const last = cl.segments.segments.at(-1)!;
+  const allocated = await stat(last.path).then(
+    (s) => s.blocks * 512,
+    () => last.size,
+  );
+  return last.start + Math.min(last.size, allocated);
+}
+
 export interface RecoverDeps {
   readonly cl: CommitLog;
   readonly cqs: ConsumeQueueStore;
@@ -93,6 +111,8 @@ export interface RecoverDeps {
   readonly dispatcher: Dispatcher;
   readonly checkCrc: boolean;
   readonly log: Logger;
+  /** Milliseconds between progress lines (RecoveryProgress's default when absent). */
+  readonly progressIntervalMs?: number;
 }
 
 /** Runs recovery; `abnormal` = the abort file was present (spec §5.5 steps 3-4). */
@@ -132,8 +152,13 @@ export async function recover(d: RecoverDeps, abnormal: boolean): Promise<Recove
     if (pick.start < startSeg.start) startSeg = pick;
   }
   const from = startSeg.start;
-  const { end, reason } = await scanCommitLog(cl, from, d.checkCrc);
   const lastEnd = segs.at(-1)!.end;
+  const progress = new RecoveryProgress({ log: d.log, abnormal, intervalMs: d.progressIntervalMs });
+  progress.begin(from, await estimatedDataEnd(cl));
+  const { end, reason } = await scanCommitLog(cl, from, d.checkCrc, undefined, (offset) =>
+    progress.advance("check", offset),
+  );
+  progress.checked(end);
   let truncated = 0;
   if (end < lastEnd) {
     if (reason) d.log.warn({ validEnd: end, reason }, "commitlog: cutting an invalid tail");
@@ -143,10 +168,16 @@ export async function recover(d: RecoverDeps, abnormal: boolean): Promise<Recove
   cl.setEnd(end);
   await cqs.truncateFromPhy(end);
   index?.limitIndexedBelow(end);
-  await scanCommitLog(cl, from, false, (bytes, pos) =>
-    d.dispatcher.dispatch(parseDispatchRequest(bytes, pos, d.dispatcher.delayLevelsMs), false),
+  await scanCommitLog(
+    cl,
+    from,
+    false,
+    (bytes, pos) =>
+      d.dispatcher.dispatch(parseDispatchRequest(bytes, pos, d.dispatcher.delayLevelsMs), false),
+    (offset) => progress.advance("dispatch", offset),
   );
   await cqs.deleteExpired(cl.minOffset);
+  progress.end({ validEnd: end, truncatedBytes: truncated });
   return {
     abnormal,
     scanFrom: from,

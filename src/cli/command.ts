@@ -106,7 +106,10 @@ export function processHost(log: Logger, io: CliIo): LifecycleHost {
   return {
     onSignal: (signal: StopSignal, handler) => process.on(signal, handler),
     offSignal: (signal: StopSignal, handler) => process.off(signal, handler),
-    exit: (code) => process.exit(code),
+    exit: (code) => {
+      log.flush();
+      process.exit(code);
+    },
     info: (message) => log.info(message),
     error: (message) => {
       log.error(message);

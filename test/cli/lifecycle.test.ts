@@ -4,6 +4,7 @@ import {
   type LifecycleHost,
   type RoleStep,
   runRoles,
+  STOP_TIMEOUT_EXIT_CODE,
   type StopSignal,
 } from "../../src/cli/lifecycle.ts";
 import type { Role } from "../../src/cli/roles.ts";
@@ -104,9 +105,43 @@ describe("runRoles", () => {
     host.raise("SIGTERM");
     await host.until("stopping Broker");
     host.raise("SIGINT");
-    expect(host.transcript.at(-1)).toEqual(`exit ${FORCED_EXIT_CODE}`);
+    expect(host.transcript.slice(-2)).toEqual([
+      "error: forced exit (SIGINT received again) while waiting for Broker to stop; the stop was not clean",
+      `exit ${FORCED_EXIT_CODE}`,
+    ]);
     release();
     expect(await done).toEqual(0);
+  });
+
+  test("a stop that overruns its timeout logs what it waited for, then exits 1", async () => {
+    const host = new FakeHost();
+    let release: () => void = () => {};
+    const hung = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const steps = [fakeRole("NameServer", host), fakeRole("Broker", host, () => hung)];
+    const done = runRoles(steps, host, { stopTimeoutMs: 20 });
+    await host.until("running");
+    host.raise("SIGTERM");
+    await host.until(`exit ${STOP_TIMEOUT_EXIT_CODE}`);
+    expect(host.transcript.slice(-3)).toEqual([
+      "stopping Broker",
+      "error: forced exit (stop took longer than 0.02 s) while waiting for Broker to stop; the stop was not clean",
+      `exit ${STOP_TIMEOUT_EXIT_CODE}`,
+    ]);
+    release();
+    expect(await done).toEqual(0);
+  });
+
+  test("a stop within its timeout forces nothing", async () => {
+    const host = new FakeHost();
+    const slow = fakeRole("Broker", host, () => Bun.sleep(5));
+    const done = runRoles([slow], host, { stopTimeoutMs: 200 });
+    await host.until("running");
+    host.raise("SIGTERM");
+    expect(await done).toEqual(0);
+    await Bun.sleep(250);
+    expect(host.transcript.filter((l) => l.startsWith("error") || l.startsWith("exit"))).toEqual([]);
   });
 
   test("a failed start stops the roles already running, in reverse, and later roles never start", async () => {

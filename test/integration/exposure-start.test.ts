@@ -1,7 +1,9 @@
 /**
- * `rocketbun start` as a user runs it (default bindAddress 0.0.0.0): with ACL off it logs exactly one
+ * `rocketbun start` as a user runs it. By default it listens on loopback only (bindAddress
+ * 127.0.0.1) and warns of nothing. Opened with bindAddress=0.0.0.0 and ACL off, it logs exactly one
  * warn line per role, the NameServer's naming its port and the broker's naming its port and VIP
- * port; with aclEnable=true it logs none. Read from the child's stdout, where pino writes.
+ * port; with aclEnable=true, none. A brokerIP1 the broker does not listen on gets its own warning.
+ * Read from the child's stdout, where pino writes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,6 +19,8 @@ interface LogLine {
   component?: string;
   msg: string;
   ports?: number[];
+  bindAddress?: string;
+  brokerIP1?: string;
 }
 
 const homes: string[] = [];
@@ -63,6 +67,7 @@ async function startAndStop(conf: string): Promise<{ lines: LogLine[]; ns: numbe
 }
 
 const exposureLines = (lines: LogLine[]) => lines.filter((l) => l.msg.includes("beyond loopback"));
+const brokerIpLines = (lines: LogLine[]) => lines.filter((l) => l.msg.includes("publishes brokerIP1"));
 
 describe("rocketbun start's exposure warning", () => {
   test("ACL off on the wildcard address: one warn line per role, naming its ports", async () => {
@@ -87,5 +92,28 @@ describe("rocketbun start's exposure warning", () => {
   test("by default start listens on loopback only: no warning", async () => {
     const { lines } = await startAndStop("brokerIP1=127.0.0.1\n");
     expect(exposureLines(lines)).toEqual([]);
+    expect(brokerIpLines(lines)).toEqual([]);
+  });
+});
+
+describe("rocketbun start's brokerIP1 warning", () => {
+  test("a brokerIP1 other than the loopback address it listens on: one warn line naming both", async () => {
+    const { lines } = await startAndStop("brokerIP1=192.0.2.7\n");
+    expect(
+      brokerIpLines(lines).map(({ level, component, bindAddress, brokerIP1 }) => ({
+        level,
+        component,
+        bindAddress,
+        brokerIP1,
+      })),
+    ).toEqual([{ level: 40, component: "broker", bindAddress: "127.0.0.1", brokerIP1: "192.0.2.7" }]);
+    expect(brokerIpLines(lines)[0]!.msg).toStartWith(
+      "the broker listens only on 127.0.0.1 but publishes brokerIP1=192.0.2.7 to clients",
+    );
+  });
+
+  test("on every interface any brokerIP1 is reachable: no warning", async () => {
+    const { lines } = await startAndStop("brokerIP1=192.0.2.7\nbindAddress=0.0.0.0\naclEnable=true\n");
+    expect(brokerIpLines(lines)).toEqual([]);
   });
 });
