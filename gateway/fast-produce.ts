@@ -12,7 +12,7 @@
  * that does not authenticate (the app answers those 401s and 413s from its middleware).
  */
 import { errorResponse } from "./app.ts";
-import { authenticate, authorize, presentedToken } from "./auth.ts";
+import { type ApiKey, authenticate, authorize, presentedToken } from "./auth.ts";
 import type { GatewayDeps } from "./context.ts";
 import { checkTopic, isJson, parseMessageInput, readJson } from "./message-input.ts";
 import { finishRequest, requestIdOf, requestIds } from "./middleware.ts";
@@ -25,7 +25,6 @@ const PREFIX = "/v1/topics/";
 const SUFFIX = "/messages";
 /** The route's pattern, as the app's metrics and logs name it (Hono's routePath). */
 const ROUTE = "/v1/topics/:topic/messages";
-const JSON_HEADERS = { "content-type": "application/json" } as const;
 
 /** null when the app must serve every request (CORS is configured). */
 export function fastProduce(deps: GatewayDeps): FastRoute | null {
@@ -34,7 +33,7 @@ export function fastProduce(deps: GatewayDeps): FastRoute | null {
   const send = produceOne(deps);
   const nextId = requestIds();
 
-  async function serve(req: Request, path: string, topic: string, apiKey: ReturnType<typeof authenticate>) {
+  async function serve(req: Request, path: string, topic: string, apiKey: ApiKey | null) {
     const started = performance.now();
     const requestId = requestIdOf(req.headers.get("x-request-id"), nextId);
     let res: Response;
@@ -45,7 +44,7 @@ export function fastProduce(deps: GatewayDeps): FastRoute | null {
       const result = await send(topic, input);
       res = new Response(JSON.stringify(result), {
         status: 201,
-        headers: { ...JSON_HEADERS, "x-request-id": requestId },
+        headers: { "content-type": "application/json", "x-request-id": requestId },
       });
     } catch (err) {
       res = errorResponse(deps, err, path, requestId);
@@ -66,7 +65,7 @@ export function fastProduce(deps: GatewayDeps): FastRoute | null {
     if (length === null || length === "" || !(Number(length) <= max) || headers.has("transfer-encoding"))
       return null;
     if (!isJson(headers.get("content-type"))) return null;
-    let apiKey: ReturnType<typeof authenticate> = null;
+    let apiKey: ApiKey | null = null;
     if (deps.apiKeys !== null) {
       try {
         apiKey = authenticate(
