@@ -15,7 +15,7 @@ import { errorResponse } from "./app.ts";
 import { type ApiKey, authenticate, authorize, presentedToken } from "./auth.ts";
 import type { GatewayDeps } from "./context.ts";
 import { checkTopic, isJson, parseMessageInput, readJson } from "./message-input.ts";
-import { finishRequest, requestIdOf, requestIds } from "./middleware.ts";
+import { finishRequest, requestIdOf, requestIdsOf } from "./middleware.ts";
 import { produceOne } from "./produce-one.ts";
 
 /** A response for a request it takes; null: the app serves the request. */
@@ -31,7 +31,7 @@ export function fastProduce(deps: GatewayDeps): FastRoute | null {
   if (deps.options.corsOrigins !== null) return null;
   const max = deps.options.requestBytesMax;
   const send = produceOne(deps);
-  const nextId = requestIds();
+  const nextId = requestIdsOf(deps);
 
   async function serve(req: Request, path: string, topic: string, apiKey: ApiKey | null) {
     const started = performance.now();

@@ -12,11 +12,23 @@ import { problems } from "./errors.ts";
 /** An incoming x-request-id is kept when it looks like one (so ids follow a request across proxies). */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Ids are a per-process random prefix and a counter: unique, and cheaper than a UUID per request. */
-export function requestIds(): () => string {
+/** Ids are a per-gateway random prefix and a counter: unique, and cheaper than a UUID per request. */
+function requestIds(): () => string {
   const prefix = crypto.randomUUID().slice(0, 8);
   let n = 0;
   return () => `${prefix}-${(++n).toString(36)}`;
+}
+
+const idsOfGateway = new WeakMap<GatewayDeps, () => string>();
+
+/** The id sequence of one gateway, shared by the app and the fast path (fast-produce.ts). */
+export function requestIdsOf(deps: GatewayDeps): () => string {
+  let ids = idsOfGateway.get(deps);
+  if (ids === undefined) {
+    ids = requestIds();
+    idsOfGateway.set(deps, ids);
+  }
+  return ids;
 }
 
 /** The request's id: an incoming x-request-id that looks like one, else a new one. */
@@ -25,7 +37,7 @@ export function requestIdOf(incoming: string | null | undefined, nextId: () => s
 }
 
 export function requestContext(deps: GatewayDeps): MiddlewareHandler<GatewayEnv> {
-  const nextId = requestIds();
+  const nextId = requestIdsOf(deps);
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header("x-request-id"), nextId);
