@@ -16,7 +16,12 @@
  * and the latency of HTTP produce → WS delivery at 5k msgs/s (p50/p99).
  * The server's CPU per message (Linux /proc) is printed for HTTP produce and native sends: it swings
  * far less than rates on a shared machine, and their difference is what the HTTP path adds.
+ * The ceiling's CPU per request is printed beside the gateway's: the part of every HTTP request
+ * (parsing, Hono, the answer) that no gateway change can remove.
  * Run: bun bench/gateway.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3, BENCH_BACKLOG=200000)
+ * BENCH_GATEWAY_ONLY=produce stops after HTTP produce and the native sends (no backlog, leases, WS).
+ * BENCH_SERVER_BUN_OPTIONS="--cpu-prof-md --cpu-prof-dir=DIR" profiles the `rocketbun start` child
+ * (Bun reads BUN_OPTIONS; the profile is written when the child stops).
  */
 import pino from "pino";
 import { createProducer } from "../src/client/index.ts";
@@ -37,12 +42,18 @@ const backlog = Number(process.env.BENCH_BACKLOG ?? 200_000);
 const LEASE_TOPIC = "BenchGatewayLease";
 const LATENCY_TOPIC = "BenchGatewayLatency";
 const quiet = pino({ level: "warn" });
+const produceOnly = process.env.BENCH_GATEWAY_ONLY === "produce";
+const serverBunOptions = process.env.BENCH_SERVER_BUN_OPTIONS;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 const srv = await startServer({
   name: "rocketbun-bench-gateway",
-  env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
+  env: {
+    ...process.env,
+    ROCKETBUN_LOG_LEVEL: "warn",
+    ...(serverBunOptions ? { BUN_OPTIONS: serverBunOptions } : {}),
+  },
 });
 const ceiling = await spawnServer(new URL("./lib/hono-ceiling.ts", import.meta.url).pathname);
 const wsCeiling = await spawnServer(new URL("./lib/ws-ceiling.ts", import.meta.url).pathname);
@@ -69,8 +80,11 @@ try {
     const ceil: number[] = [];
     const ratios: number[] = [];
     const cpuPerRequest: number[] = [];
+    const ceilingCpuPerRequest: number[] = [];
     for (let round = 0; round < rounds; round++) {
+      const ceilCpu0 = processCpuMs(ceiling.proc.pid);
       const c = await httpLoad(ceiling.port, ceilRequest, connections, durationMs, 200);
+      ceilingCpuPerRequest.push(((processCpuMs(ceiling.proc.pid) - ceilCpu0) * 1000) / c.total);
       const cpu0 = processCpuMs(srv.pid);
       const g = await httpLoad(gwPort, gwRequest, connections, durationMs, 201);
       cpuPerRequest.push(((processCpuMs(srv.pid) - cpu0) * 1000) / g.total);
@@ -85,6 +99,11 @@ try {
       name: `server CPU per HTTP produce, ${connections} connection${connections > 1 ? "s" : ""}`,
       value: median(cpuPerRequest),
       unit: "µs/msg",
+    });
+    cpuRows.push({
+      name: `ceiling CPU per trivial Hono request, ${connections} connection${connections > 1 ? "s" : ""}`,
+      value: median(ceilingCpuPerRequest),
+      unit: "µs/req",
     });
     rows.push({
       name: `HTTP produce 1 KiB, ${connections} connection${connections > 1 ? "s" : ""}`,
@@ -117,13 +136,44 @@ try {
     }
     // The lease backlog: three groups (HTTP, native POP, WS) each drain it from the start.
     const leaseMsg = { topic: LEASE_TOPIC, body: "x".repeat(1024), tags: "bench" };
-    for (let n = 0; n < backlog; n += 64)
+    for (let n = 0; n < (produceOnly ? 0 : backlog); n += 64)
       await Promise.all(Array.from({ length: 64 }, () => producer.send(leaseMsg)));
   } finally {
     await producer.shutdown();
   }
-  const httpRate = await httpReceiveAck(srv.gatewayUrl, "BENCH_GW_HTTP", LEASE_TOPIC, 8, durationMs);
-  const popRate = await popDrain(srv.namesrvAddr, "BENCH_GW_POP", LEASE_TOPIC, 8, durationMs, quiet);
+  if (!produceOnly)
+    rows.push(...(await leaseRows(srv.gatewayUrl, srv.namesrvAddr, wsCeiling.port, progress)));
+  printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, [...rows, ...cpuRows]);
+} finally {
+  await wsCeiling.stop();
+  await ceiling.stop();
+  await srv.stop();
+}
+
+async function createTopic(gw: string, topic: string): Promise<void> {
+  const created = await fetch(`${gw}/v1/topics`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ topic, queues: 8 }),
+  });
+  if (created.status !== 201) throw new Error(`topic not created: ${created.status} ${await created.text()}`);
+  for (;;) {
+    const r = await fetch(`${gw}/v1/topics/${topic}/route`);
+    if (r.ok) break;
+    await Bun.sleep(20);
+  }
+}
+
+/** HTTP receive+ack beside the native POP drain, WS push beside its ceiling, produce → WS latency. */
+async function leaseRows(
+  gatewayUrl: string,
+  namesrvAddr: string,
+  wsCeilingPort: number,
+  progress: (p: Omit<Progress, "bench">) => void,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const httpRate = await httpReceiveAck(gatewayUrl, "BENCH_GW_HTTP", LEASE_TOPIC, 8, durationMs);
+  const popRate = await popDrain(namesrvAddr, "BENCH_GW_POP", LEASE_TOPIC, 8, durationMs, quiet);
   const receiveName = "HTTP receive+ack 1 KiB from a backlog, 8 loops";
   progress({ round: 1, rounds: 1, name: receiveName, value: httpRate, unit: "msg/s", ceiling: popRate });
   rows.push({
@@ -132,8 +182,8 @@ try {
     ceiling: popRate,
     unit: "msg/s (ceiling: native POP drain)",
   });
-  const wsUrl = `${srv.gatewayUrl.replace("http", "ws")}/v1/ws`;
-  const ceilingUrl = `ws://127.0.0.1:${wsCeiling.port}/`;
+  const wsUrl = `${gatewayUrl.replace("http", "ws")}/v1/ws`;
+  const ceilingUrl = `ws://127.0.0.1:${wsCeilingPort}/`;
   const subscribe = (round: number) => ({
     group: `BENCH_GW_WS${round}`,
     topic: LEASE_TOPIC,
@@ -165,7 +215,7 @@ try {
     target: 0.5,
     unit: "msg/s",
   });
-  const lat = await produceToWsLatency(srv.gatewayUrl, "BENCH_GW_LAT", LATENCY_TOPIC, 5000, durationMs);
+  const lat = await produceToWsLatency(gatewayUrl, "BENCH_GW_LAT", LATENCY_TOPIC, 5000, durationMs);
   progress({
     round: 1,
     rounds: 1,
@@ -180,23 +230,5 @@ try {
   });
   rows.push({ name: "HTTP produce → WS delivery at 5k/s, p50", value: lat.p50, unit: "ms" });
   rows.push({ name: "HTTP produce → WS delivery at 5k/s, p99", value: lat.p99, unit: "ms" });
-  printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, [...rows, ...cpuRows]);
-} finally {
-  await wsCeiling.stop();
-  await ceiling.stop();
-  await srv.stop();
-}
-
-async function createTopic(gw: string, topic: string): Promise<void> {
-  const created = await fetch(`${gw}/v1/topics`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ topic, queues: 8 }),
-  });
-  if (created.status !== 201) throw new Error(`topic not created: ${created.status} ${await created.text()}`);
-  for (;;) {
-    const r = await fetch(`${gw}/v1/topics/${topic}/route`);
-    if (r.ok) break;
-    await Bun.sleep(20);
-  }
+  return rows;
 }

@@ -78,11 +78,13 @@ export function createGateway(deps: GatewayDeps): GatewayApp {
       c.get("requestId") ?? "",
     ),
   );
-  app.onError((err, c) => {
-    const p = toProblem(err, deps.options.retryAfterSeconds);
-    if (p.status >= 500 && p.code === undefined)
-      c.get("log")?.error({ err, reqId: c.get("requestId") }, "gateway error");
-    return problemResponse(p, c.req.path, c.get("requestId") ?? "");
-  });
+  app.onError((err, c) => errorResponse(deps, err, c.req.path, c.get("requestId") ?? ""));
   return app;
+}
+
+/** What a thrown error answers, as problem+json; failures the gateway cannot explain are logged. */
+export function errorResponse(deps: GatewayDeps, err: unknown, path: string, requestId: string): Response {
+  const p = toProblem(err, deps.options.retryAfterSeconds);
+  if (p.status >= 500 && p.code === undefined) deps.log.error({ err, reqId: requestId }, "gateway error");
+  return problemResponse(p, path, requestId);
 }

@@ -1,13 +1,17 @@
 /**
  * The gateway's Prometheus metrics, on a registry of its own (no prom-client global), served at
- * /metrics. Labels stay bounded: the route pattern, never the raw path or a topic name.
+ * /metrics. Labels stay bounded: the route pattern, never the raw path or a topic name. What every
+ * request touches (request counts, latencies, HTTP messages in) is tallied in plain numbers and
+ * handed to prom-client when /metrics is scraped (request-metrics.ts).
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { RequestMetrics } from "./request-metrics.ts";
 
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<"method" | "route" | "status">;
-  readonly latency: Histogram<"method" | "route">;
+  /** Request counts and the latency histogram, tallied per request and handed over at scrape time. */
+  private readonly requestTallies: RequestMetrics;
   /** Messages accepted by the broker (in) and handed to readers (out), by transport. */
   readonly messagesIn: Counter<"transport">;
   readonly messagesOut: Counter<"transport">;
@@ -18,11 +22,8 @@ export class GatewayMetrics {
   readonly wsSubscriptions: Gauge;
   /** Times a subscription stopped pushing because its socket had too much queued. */
   readonly wsBackpressurePauses: Counter;
-  /** Labelled children by "method route status": prom-client hashes labels on every inc otherwise. */
-  private readonly requestChildren = new Map<
-    string,
-    { count: Counter.Internal; latency: Histogram.Internal<"method" | "route"> }
-  >();
+  /** Messages from HTTP producers not yet added to messagesIn (added at scrape time). */
+  private httpMessagesIn = 0;
 
   constructor() {
     const registers = [this.registry];
@@ -31,19 +32,27 @@ export class GatewayMetrics {
       help: "HTTP requests by method, route pattern and status",
       labelNames: ["method", "route", "status"],
       registers,
+      collect: () => this.requestTallies.flush(),
     });
-    this.latency = new Histogram({
-      name: "rocketbun_gateway_http_request_duration_seconds",
-      help: "HTTP request latency until the response starts",
-      labelNames: ["method", "route"],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
-    });
+    this.requestTallies = new RequestMetrics(
+      this.requests,
+      {
+        name: "rocketbun_gateway_http_request_duration_seconds",
+        help: "HTTP request latency until the response starts",
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      },
+      this.registry,
+    );
     this.messagesIn = new Counter({
       name: "rocketbun_gateway_messages_in_total",
       help: "messages the broker accepted from gateway clients",
       labelNames: ["transport"],
       registers,
+      collect: () => {
+        if (this.httpMessagesIn === 0) return;
+        this.messagesIn.inc({ transport: "http" }, this.httpMessagesIn);
+        this.httpMessagesIn = 0;
+      },
     });
     this.messagesOut = new Counter({
       name: "rocketbun_gateway_messages_out_total",
@@ -80,18 +89,13 @@ export class GatewayMetrics {
     });
   }
 
-  /** Counts one request and its latency. Routes are patterns, so the children stay few. */
+  /** Counts one request and its latency. Routes are patterns, so the tallies stay few. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let child = this.requestChildren.get(key);
-    if (child === undefined) {
-      child = {
-        count: this.requests.labels({ method, route, status: String(status) }),
-        latency: this.latency.labels({ method, route }),
-      };
-      this.requestChildren.set(key, child);
-    }
-    child.count.inc();
-    child.latency.observe(seconds);
+    this.requestTallies.observe(method, route, status, seconds);
+  }
+
+  /** Counts one message accepted from an HTTP producer (messagesIn, transport http). */
+  httpMessageIn(): void {
+    this.httpMessagesIn++;
   }
 }

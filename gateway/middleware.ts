@@ -12,42 +12,61 @@ import { problems } from "./errors.ts";
 /** An incoming x-request-id is kept when it looks like one (so ids follow a request across proxies). */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** Ids are a per-process random prefix and a counter: unique, and cheaper than a UUID per request. */
+/** Ids are a per-gateway random prefix and a counter: unique, and cheaper than a UUID per request. */
 function requestIds(): () => string {
   const prefix = crypto.randomUUID().slice(0, 8);
   let n = 0;
   return () => `${prefix}-${(++n).toString(36)}`;
 }
 
+const idsOfGateway = new WeakMap<GatewayDeps, () => string>();
+
+/** The id sequence of one gateway, shared by the app and the fast path (fast-produce.ts). */
+export function requestIdsOf(deps: GatewayDeps): () => string {
+  let ids = idsOfGateway.get(deps);
+  if (ids === undefined) {
+    ids = requestIds();
+    idsOfGateway.set(deps, ids);
+  }
+  return ids;
+}
+
+/** The request's id: an incoming x-request-id that looks like one, else a new one. */
+export function requestIdOf(incoming: string | null | undefined, nextId: () => string): string {
+  return incoming !== undefined && incoming !== null && REQUEST_ID.test(incoming) ? incoming : nextId();
+}
+
 export function requestContext(deps: GatewayDeps): MiddlewareHandler<GatewayEnv> {
-  const nextId = requestIds();
-  const { metrics, log } = deps;
+  const nextId = requestIdsOf(deps);
   return async (c, next) => {
     const started = performance.now();
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : nextId();
+    const requestId = requestIdOf(c.req.header("x-request-id"), nextId);
     c.set("requestId", requestId);
-    c.set("log", log);
+    c.set("log", deps.log);
     await next();
     c.res.headers.set("x-request-id", requestId);
-    const seconds = (performance.now() - started) / 1000;
     // The route pattern, not the path: a label per topic or id would grow without bound.
-    const route = c.req.routePath;
-    const status = c.res.status;
-    metrics.observeRequest(c.req.method, route, status, seconds);
-    if (log.isLevelEnabled("info")) {
-      const line = {
-        reqId: requestId,
-        method: c.req.method,
-        path: c.req.path,
-        route,
-        status,
-        ms: Math.round(seconds * 1e4) / 10,
-      };
-      if (status >= 500) log.warn(line, "request failed");
-      else log.info(line, "request");
-    }
+    finishRequest(deps, c.req.method, c.req.path, c.req.routePath, c.res.status, requestId, started);
   };
+}
+
+/** Metrics and the request log line of one answered request (`started`: performance.now()). */
+export function finishRequest(
+  { metrics, log }: GatewayDeps,
+  method: string,
+  path: string,
+  route: string,
+  status: number,
+  requestId: string,
+  started: number,
+): void {
+  const seconds = (performance.now() - started) / 1000;
+  metrics.observeRequest(method, route, status, seconds);
+  if (log.isLevelEnabled("info")) {
+    const line = { reqId: requestId, method, path, route, status, ms: Math.round(seconds * 1e4) / 10 };
+    if (status >= 500) log.warn(line, "request failed");
+    else log.info(line, "request");
+  }
 }
 
 export function corsFor(deps: GatewayDeps): MiddlewareHandler<GatewayEnv> | null {

@@ -8,7 +8,7 @@ import { groupNameProblem, topicNameProblem } from "../src/protocol/topic-names.
 /** RocketMQ's property string separators: a value holding one would split into other properties. */
 const NAME_VALUE = "\u0001";
 const PROPERTY = "\u0002";
-const hasSeparator = (s: string) => s.includes(NAME_VALUE) || s.includes(PROPERTY);
+export const hasSeparator = (s: string) => s.includes(NAME_VALUE) || s.includes(PROPERTY);
 
 /** Java's Validators: legal characters, at most 127 characters. */
 export const TopicName = z

@@ -1,7 +1,7 @@
 /**
  * startGateway: the gateway as a running server. Builds the cluster client (in process or TCP, by
- * the connector given), loads the API keys, serves the app and the WebSocket on Bun.serve, and warns
- * loudly when it listens beyond loopback with no API keys.
+ * the connector given), loads the API keys, serves the app and the WebSocket on Bun.serve (JSON
+ * produce through its fast path first), and warns loudly when it listens beyond loopback with no API keys.
  */
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../src/config/gateway-config.ts";
@@ -11,6 +11,7 @@ import { ApiKeys } from "./auth.ts";
 import type { Cluster } from "./cluster.ts";
 import { createClientCluster } from "./cluster-client.ts";
 import { type GatewayDeps, optionsFromConfig } from "./context.ts";
+import { fastProduce } from "./fast-produce.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { HandleSigner } from "./receipt-handle.ts";
 import { createWsHandler, type WsData } from "./ws/socket.ts";
@@ -61,6 +62,7 @@ export async function startGateway(config: GatewayConfig, o: StartGatewayOptions
   const handles = new HandleSigner(config.gatewayHandleSecret);
   const deps: GatewayDeps = { cluster, options, apiKeys, metrics: new GatewayMetrics(), log, handles };
   const app = createGateway(deps);
+  const fast = fastProduce(deps);
   let server: ReturnType<typeof Bun.serve<WsData>>;
   try {
     server = Bun.serve<WsData>({
@@ -70,7 +72,9 @@ export async function startGateway(config: GatewayConfig, o: StartGatewayOptions
       maxRequestBodySize: options.requestBytesMax + 64 * 1024,
       // Long polls hold a request up to pullWaitMsMax: Bun's default 10 s would cut them.
       idleTimeout: Math.min(IDLE_SECONDS_MAX, Math.ceil(options.pullWaitMsMax / 1000) + IDLE_MARGIN_SECONDS),
-      fetch: (req, srv) => app.fetch(req, { server: srv }),
+      fetch: fast
+        ? (req, srv) => fast(req) ?? app.fetch(req, { server: srv })
+        : (req, srv) => app.fetch(req, { server: srv }),
       websocket: createWsHandler(deps),
     });
   } catch (err) {

@@ -7,13 +7,14 @@ import type { Context } from "hono";
 import { authorize } from "../auth.ts";
 import type { GatewayApp, GatewayDeps, GatewayEnv } from "../context.ts";
 import { GatewayProblem, problemBody, toProblem } from "../errors.ts";
-import { decodeInput, rawHeadersToInput } from "../message-codec.ts";
+import { rawHeadersToInput } from "../message-codec.ts";
+import { checkTopic, isJson, parse, parseMessageInput, readJson } from "../message-input.ts";
+import { produceOne } from "../produce-one.ts";
 import {
   MessageInput,
   Problem,
   problemResponses,
   SendResult,
-  TopicName,
   TopicParam,
   UPSTREAM_STATUSES,
 } from "../schemas.ts";
@@ -113,27 +114,13 @@ const sendBatch = createRoute({
 const BATCH_CONCURRENCY = 16;
 
 export function registerProduce(app: GatewayApp, deps: GatewayDeps): void {
-  const { cluster, options, metrics } = deps;
-
-  async function send(topic: string, input: MessageInput, raw?: Uint8Array) {
-    const { msg, target } = decodeInput(input, options.messageBytesMax, raw);
-    const r = await cluster.send(topic, msg, target);
-    metrics.messagesIn.inc({ transport: "http" });
-    return {
-      msgId: r.msgId,
-      topic,
-      brokerName: r.brokerName,
-      queueId: r.queueId,
-      queueOffset: r.queueOffset,
-      status: r.status,
-    };
-  }
+  const { options } = deps;
+  const send = produceOne(deps);
 
   // The hottest route is validated by hand against the same schemas (synchronously, and only the
   // parts the content type needs), not through zod-openapi's chain of async validators, which
   // cost about as much as the rest of the request. The route is documented like every other.
   app.openAPIRegistry.registerPath(sendOne);
-  const messagesIn = metrics.messagesIn.labels({ transport: "http" });
   app.post(sendOne.getRoutingPath(), async (c) => {
     const topic = checkTopic(c.req.param("topic"));
     authorize(c.get("apiKey"), "produce", topic);
@@ -141,7 +128,7 @@ export function registerProduce(app: GatewayApp, deps: GatewayDeps): void {
     let input: MessageInput;
     let raw: Uint8Array | undefined;
     if (isJson(contentType)) {
-      input = parse(MessageInput, await readJson(c.req.raw), "json");
+      input = parseMessageInput(await readJson(c.req.raw));
     } else if (contentType === undefined || RAW_TYPES.has(essence(contentType))) {
       const headers = parse(RawHeaders, rawHeaderValues(c.req.raw.headers), "header");
       input = parse(MessageInput, rawHeadersToInput(headers), "header");
@@ -150,17 +137,7 @@ export function registerProduce(app: GatewayApp, deps: GatewayDeps): void {
     } else {
       throw unsupportedType();
     }
-    const { msg, target } = decodeInput(input, options.messageBytesMax, raw);
-    const r = await cluster.send(topic, msg, target);
-    messagesIn.inc();
-    const result = {
-      msgId: r.msgId,
-      topic,
-      brokerName: r.brokerName,
-      queueId: r.queueId,
-      queueOffset: r.queueOffset,
-      status: r.status,
-    };
+    const result = await send(topic, input, raw);
     return c.json(result, 201);
   });
 
@@ -241,40 +218,4 @@ function unsupportedType(): GatewayProblem {
     title: "Unsupported media type",
     detail: "send application/json, or a raw body as application/octet-stream or text/plain",
   });
-}
-
-/** Topics that passed the name rules, so a busy producer's topic is checked once (bounded). */
-const legalTopics = new Set<string>();
-const LEGAL_TOPICS_MAX = 10_000;
-
-function checkTopic(topic: string): string {
-  if (legalTopics.has(topic)) return topic;
-  parse(TopicName, topic, "param.topic");
-  if (legalTopics.size >= LEGAL_TOPICS_MAX) legalTopics.clear();
-  legalTopics.add(topic);
-  return topic;
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
-  const r = schema.safeParse(value);
-  if (!r.success) throw validationProblem(r.error, where);
-  return r.data;
-}
-
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new GatewayProblem({
-      status: 400,
-      slug: "bad-request",
-      title: "Bad request",
-      detail: "Malformed JSON in request body",
-    });
-  }
-}
-
-function isJson(contentType: string | undefined): boolean {
-  return contentType !== undefined && /^application\/([a-z0-9.+-]+\+)?json\b/i.test(contentType);
 }
