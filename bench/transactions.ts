@@ -7,7 +7,10 @@
  * 2. Check-back: BENCH_TX_PENDING transactions left unknown, then one check round
  *    (transactionCheckInterval BENCH_TX_CHECK_INTERVAL_MS) asks the producer about each: checks/s
  *    from the first check to the last, and whether all came within one interval.
- * Run: bun bench/transactions.ts   (BENCH_DURATION_MS=2000 BENCH_ROUNDS=5 BENCH_TX_PENDING=10000)
+ * Beside the rates: the server's and this client's CPU µs per message, which explain the ratio.
+ * Run: bun bench/transactions.ts   (BENCH_DURATION_MS=2000 BENCH_ROUNDS=5 BENCH_TX_PENDING=10000;
+ *      BENCH_TX_PENDING=0 skips the check-back; BENCH_INFLIGHT=1,128; BENCH_SERVER_CPU_PROF=<dir>
+ *      runs the server under --cpu-prof-md)
  */
 import pino from "pino";
 import {
@@ -26,6 +29,8 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PENDING = Number(process.env.BENCH_TX_PENDING ?? 10_000);
 const CHECK_INTERVAL_MS = Number(process.env.BENCH_TX_CHECK_INTERVAL_MS ?? 10_000);
+const INFLIGHTS = (process.env.BENCH_INFLIGHT ?? "1,128").split(",").map(Number);
+const SERVER_CPU_PROF = process.env.BENCH_SERVER_CPU_PROF;
 const QUEUES = 8;
 const log = pino({ level: "silent" });
 
@@ -36,6 +41,16 @@ const srv = await startServer({
     transactionTimeOut: "1000",
     // Every send waits for its flush only in the store's default async mode: as plain sends do.
   },
+  // sh's "$0" is bun, "$@" the script and its arguments.
+  ...(SERVER_CPU_PROF
+    ? {
+        launcher: [
+          "sh",
+          "-c",
+          `exec "$0" --cpu-prof-md --cpu-prof-dir=${SERVER_CPU_PROF} --cpu-prof-name=transactions.md "$@"`,
+        ],
+      }
+    : {}),
 });
 const raw = new RemotingClient({ name: "bench-tx", log });
 let checkState: LocalTransactionState = "COMMIT_MESSAGE";
@@ -75,22 +90,30 @@ try {
     return (Number(stat[11]) + Number(stat[12])) * 10;
   };
   const cpu = new Map<string, number[]>();
+  const clientCpu = new Map<string, number[]>();
+  const ownCpuMicros = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
   /** Messages stored per second: sends for DURATION_MS, then until the topic holds them all. */
   const measure = async (topic: string, send: () => Promise<unknown>, inflight: number) => {
     const before = await stored(topic);
     const cpuBefore = await serverCpuMs();
+    const ownBefore = ownCpuMicros();
     const start = performance.now();
     const { calls } = await runSlice(send, inflight, DURATION_MS);
+    const ownMicros = ownCpuMicros() - ownBefore;
     while ((await stored(topic)) - before < calls) await Bun.sleep(1);
     const rate = (calls * 1000) / (performance.now() - start);
     const key = `${topic}/${inflight}`;
     cpu.set(key, [...(cpu.get(key) ?? []), (((await serverCpuMs()) - cpuBefore) * 1000) / calls]);
+    clientCpu.set(key, [...(clientCpu.get(key) ?? []), ownMicros / calls]);
     return rate;
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
   const rows: Row[] = [];
-  for (const inflight of [1, 128]) {
+  for (const inflight of INFLIGHTS) {
     const plainRates: number[] = [];
     const txRates: number[] = [];
     const ratios: number[] = [];
@@ -140,55 +163,65 @@ try {
       value: median(cpu.get(`BenchTx/${inflight}`)!),
       unit: "µs",
     });
+    rows.push({
+      name: `  client CPU per plain send, ${inflight} in flight`,
+      value: median(clientCpu.get(`BenchTxPlain/${inflight}`)!),
+      unit: "µs",
+    });
+    rows.push({
+      name: `  client CPU per transaction, ${inflight} in flight`,
+      value: median(clientCpu.get(`BenchTx/${inflight}`)!),
+      unit: "µs",
+    });
   }
 
   // Check-back: PENDING transactions left unknown, then answered "commit" when checked.
-  executeState = "UNKNOW";
-  checkState = "COMMIT_MESSAGE";
-  const pendingMsg: Message = { topic: "BenchTxPending", body: BODY };
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: 128 }, async () => {
-      while (sent < PENDING) {
-        sent++;
-        await tx.sendMessageInTransaction(pendingMsg);
-      }
-    }),
-  );
-  checkTimes.length = 0;
-  const sentAt = performance.now();
-  while ((await stored("BenchTxPending")) < PENDING) await Bun.sleep(5);
-  const first = checkTimes[0]!;
-  const last = checkTimes.at(-1)!;
-  const checks = `check-back: ${PENDING} unknown, checks answered`;
-  const checkRate = (checkTimes.length * 1000) / Math.max(1, last - first);
-  printProgress({
-    bench: "transactions",
-    round: 1,
-    rounds: 1,
-    name: checks,
-    value: checkRate,
-    unit: "checks/s",
-  });
-  rows.push({
-    name: checks,
-    value: checkRate,
-    unit: "checks/s",
-  });
-  rows.push({
-    name: "check-back: first to last check",
-    value: last - first,
-    ceiling: CHECK_INTERVAL_MS,
-    unit: `ms (all within one ${CHECK_INTERVAL_MS} ms interval: ${last - first < CHECK_INTERVAL_MS})`,
-  });
-  rows.push({
-    name: "check-back: sent → all committed by checks",
-    value: performance.now() - sentAt,
-    unit: "ms",
-  });
+  if (PENDING > 0) await checkBack(rows);
   printTable("transactions: 1 KiB bodies, commit", rows);
   await tx.shutdown();
   await plain.shutdown();
+
+  async function checkBack(rows: Row[]): Promise<void> {
+    executeState = "UNKNOW";
+    checkState = "COMMIT_MESSAGE";
+    const pendingMsg: Message = { topic: "BenchTxPending", body: BODY };
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 128 }, async () => {
+        while (sent < PENDING) {
+          sent++;
+          await tx.sendMessageInTransaction(pendingMsg);
+        }
+      }),
+    );
+    checkTimes.length = 0;
+    const sentAt = performance.now();
+    while ((await stored("BenchTxPending")) < PENDING) await Bun.sleep(5);
+    const first = checkTimes[0]!;
+    const last = checkTimes.at(-1)!;
+    const checks = `check-back: ${PENDING} unknown, checks answered`;
+    const checkRate = (checkTimes.length * 1000) / Math.max(1, last - first);
+    printProgress({
+      bench: "transactions",
+      round: 1,
+      rounds: 1,
+      name: checks,
+      value: checkRate,
+      unit: "checks/s",
+    });
+    rows.push({ name: checks, value: checkRate, unit: "checks/s" });
+    rows.push({
+      name: "check-back: first to last check",
+      value: last - first,
+      ceiling: CHECK_INTERVAL_MS,
+      unit: `ms (all within one ${CHECK_INTERVAL_MS} ms interval: ${last - first < CHECK_INTERVAL_MS})`,
+    });
+    rows.push({
+      name: "check-back: sent → all committed by checks",
+      value: performance.now() - sentAt,
+      unit: "ms",
+    });
+  }
 } finally {
   await raw.shutdown();
   await srv.stop();

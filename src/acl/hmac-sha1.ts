@@ -25,7 +25,11 @@ export class HmacSha1 {
   private readonly innerPad = new Uint8Array(BLOCK);
   /** opad key then the inner digest: the outer hash's whole input. */
   private readonly outer = new Uint8Array(BLOCK + DIGEST);
+  /** Where the inner hash writes its digest; a view made once (a view per call costs more than the copy). */
+  private readonly innerDigest = this.outer.subarray(BLOCK);
   private scratch = new Uint8Array(4096);
+  /** `scratch` after the ipad block, where UTF-8 text is encoded. */
+  private scratchText = this.scratch.subarray(BLOCK);
 
   constructor(secret: string) {
     const bytes = Buffer.from(secret, "utf8");
@@ -51,14 +55,60 @@ export class HmacSha1 {
     }
   }
 
+  /**
+   * Base64 of HMAC-SHA1(secret, UTF-8(parts joined) ‖ body): what `sign` gives for the joined
+   * text, with ASCII parts written straight into the scratch buffer by a plain loop, so no joined
+   * string is built and flattened per request. Text with any other char is joined and encoded
+   * whole: a surrogate pair split between two parts must encode as the pair.
+   */
+  signParts(parts: readonly string[], body: Uint8Array | null): string {
+    const bodyLength = body?.length ?? 0;
+    let chars = 0;
+    for (const part of parts) chars += part.length;
+    const most = BLOCK + chars * 3 + bodyLength;
+    if (most > SCRATCH_MAX) return this.stream(parts.join(""), body);
+    try {
+      this.ensureScratch(most);
+      let at = BLOCK;
+      for (const part of parts) {
+        at = this.writeAscii(part, at);
+        if (at < 0) return this.oneShot(parts.join(""), body, bodyLength, most);
+      }
+      return this.finish(at, body, bodyLength);
+    } catch {
+      return this.stream(parts.join(""), body);
+    }
+  }
+
   private oneShot(text: string, body: Uint8Array | null, bodyLength: number, most: number): string {
-    if (this.scratch.length < most) this.scratch = new Uint8Array(Math.min(SCRATCH_MAX, most * 2));
+    this.ensureScratch(most);
+    const { written } = utf8.encodeInto(text, this.scratchText);
+    return this.finish(BLOCK + written, body, bodyLength);
+  }
+
+  private ensureScratch(most: number): void {
+    if (this.scratch.length >= most) return;
+    this.scratch = new Uint8Array(Math.min(SCRATCH_MAX, most * 2));
+    this.scratchText = this.scratch.subarray(BLOCK);
+  }
+
+  /** Writes ASCII `text` at `at` of the scratch (room checked by the caller): the end, or -1 for other text. */
+  private writeAscii(text: string, at: number): number {
+    const s = this.scratch;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7f) return -1;
+      s[at++] = c;
+    }
+    return at;
+  }
+
+  /** The inner hash over ipad ‖ scratch[BLOCK, textEnd) ‖ body, then the outer hash, as Base64. */
+  private finish(textEnd: number, body: Uint8Array | null, bodyLength: number): string {
     const s = this.scratch;
     s.set(this.innerPad, 0);
-    const { written } = utf8.encodeInto(text, s.subarray(BLOCK));
-    const end = BLOCK + written + bodyLength;
-    if (body !== null && bodyLength > 0) s.set(body, BLOCK + written);
-    Bun.SHA1.hash(s.subarray(0, end), this.outer.subarray(BLOCK));
+    if (body !== null && bodyLength > 0) s.set(body, textEnd);
+    Bun.SHA1.hash(s.subarray(0, textEnd + bodyLength), this.innerDigest);
     return Bun.SHA1.hash(this.outer, "base64");
   }
 

@@ -44,10 +44,11 @@ export class SortedKeys {
   private last: { keys: string[]; sorted: string[] } | null = null;
 
   of(ext: ExtFields): string[] {
+    const last = this.last;
+    // Walked in place: the usual repeat costs no key array.
+    if (last !== null && keysInOrder(ext, last.keys)) return last.sorted;
     const keys = Object.keys(ext);
     if (keys.length === 0) return keys;
-    const last = this.last;
-    if (last !== null && sameKeys(last.keys, keys)) return last.sorted;
     const cacheKey = `${keys.length}\u0000${keys[0]}\u0000${keys[keys.length - 1]}`;
     const hit = this.byFirstKey.get(cacheKey);
     if (hit && sameKeys(hit.keys, keys)) {
@@ -72,6 +73,13 @@ export class SortedKeys {
   }
 }
 
+/** Whether `ext`'s enumerable keys are `keys`, in that order. */
+function keysInOrder(ext: ExtFields, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in ext) if (k !== keys[i++]) return false;
+  return i === keys.length;
+}
+
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -89,15 +97,16 @@ export function computeSignature(
   sortedKeys: readonly string[] = ext ? Object.keys(ext).sort() : [],
   version = Number.MAX_SAFE_INTEGER,
 ): string {
-  let text = "";
+  const parts: string[] = [];
   if (ext) {
     const skipUnique = version <= V4_9_3;
     for (const k of sortedKeys) {
       if (k === AclField.SIGNATURE || (skipUnique && k === UNIQUE_MSG_QUERY_FLAG)) continue;
-      text += ext[k];
+      const value = ext[k];
+      if (value !== undefined) parts.push(value);
     }
   }
-  return (typeof key === "string" ? hmacKey(key) : key).sign(text, body);
+  return (typeof key === "string" ? hmacKey(key) : key).signParts(parts, body);
 }
 
 /**

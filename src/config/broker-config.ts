@@ -174,6 +174,8 @@ export const brokerConfig = defineSection(
       important: true,
       doc: "checks before discarding",
     },
+    // Apache's default was 60 s through 5.1.0 (and all of 4.x); 5.1.1 made it 30 s (apache/rocketmq
+    // PR #6401, issue #6402, March 2023), not 5.1.4 as the spec's version table says.
     transactionCheckInterval: {
       type: "long",
       default: 30_000,

@@ -13,7 +13,8 @@ import { languageFromByte, languageToByte } from "./language-code.ts";
 import { SerializeType } from "./serialize-type.ts";
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
+// Not fatal, as the default is: Bun 1.4.5 decodes twice as slowly when given the options object.
+const utf8Decoder = new TextDecoder();
 
 /** Fixed part: code 2 + language 1 + version 2 + opaque 4 + flag 4 + remarkLen 4 + extLen 4. */
 export const ROCKETMQ_HEADER_FIXED_BYTES = 21;

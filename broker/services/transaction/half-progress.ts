@@ -3,7 +3,8 @@
  * queues, both kept as consume offsets of CID_SYS_RMQ_TRANS in consumerOffset.json (so pending
  * transactions survive restart and kill -9), and which half offsets at or past the walk's position
  * op records have finished. Op records are read from the op queue, the one source of truth after
- * a restart; the op writer also reports the ones it stores so counts are current between rounds.
+ * a restart; the op writer also reports the ones it stores so counts are current between rounds,
+ * and those records are not read back: what they hold is known already.
  */
 
 import { MessageConst } from "../../../src/protocol/message/index.ts";
@@ -28,6 +29,11 @@ const OP_PAGE = 256;
  * half was re-appended land here.
  */
 const LATE_FINISHED_MAX = 100_000;
+/**
+ * Op records this broker wrote and the walk has not reached, remembered so `readOps` skips them.
+ * Past this many (a check interval of many small op records), the rest are read back as before.
+ */
+const OWN_OPS_MAX = 65_536;
 
 const utf8 = new TextDecoder();
 
@@ -50,6 +56,8 @@ export class HalfProgress {
   private readonly immunityOrigins = new Set<number>();
   /** Op units read, with the largest half offset each names, in queue order: what bounds opOffset. */
   private readonly opUnits: { opOffset: number; maxHalf: number }[] = [];
+  /** Op queue offset → largest half offset named, of op records this broker wrote and has not read. */
+  private readonly ownOps = new Map<number, number>();
 
   constructor(
     private readonly store: MessageStore,
@@ -81,18 +89,40 @@ export class HalfProgress {
     for (;;) {
       const units = await this.store.readQueueUnits(TRANS_OP_HALF_TOPIC, HALF_QUEUE_ID, this.opRead, OP_PAGE);
       if (units.length === 0) return;
+      // Each unit in queue order: its own record's facts, or the record read back. Which is which
+      // is decided before reading: the writer may report a record while the read is under way.
       const held = units.filter(holdsMessage);
-      const records = await this.store.readRecords(held.map((u) => [u.phyOffset, u.size] as const));
-      held.forEach((u, i) => {
-        const bytes = records[i];
-        if (!bytes) return;
+      const own = held.map((u) => this.ownOps.get(u.queueOffset));
+      const toRead = held.filter((_, i) => own[i] === undefined);
+      const records = await this.store.readRecords(toRead.map((u) => [u.phyOffset, u.size] as const));
+      for (const u of units) this.ownOps.delete(u.queueOffset);
+      let read = 0;
+      for (const [i, u] of held.entries()) {
+        const ownMaxHalf = own[i];
+        if (ownMaxHalf !== undefined) {
+          this.opUnits.push({ opOffset: u.queueOffset, maxHalf: ownMaxHalf });
+          continue;
+        }
+        const bytes = records[read++];
+        if (!bytes) continue;
         const rec = readParked(bytes);
-        if (rec.properties.get(MessageConst.TAGS) !== OP_REMOVE_TAG) return;
+        if (rec.properties.get(MessageConst.TAGS) !== OP_REMOVE_TAG) continue;
         const halves = parseOpBody(utf8.decode(rec.body));
         this.markFinished(halves);
-        this.opUnits.push({ opOffset: u.queueOffset, maxHalf: Math.max(-1, ...halves) });
-      });
+        this.opUnits.push({ opOffset: u.queueOffset, maxHalf: maxOf(halves) });
+      }
       this.opRead = units.at(-1)!.queueOffset + 1;
+    }
+  }
+
+  /**
+   * Records the half offsets of an op record this broker stored at `opQueueOffset` of the op queue
+   * (unknown: it is read back like any other).
+   */
+  markWritten(halfOffsets: readonly number[], opQueueOffset: number | undefined): void {
+    this.markFinished(halfOffsets);
+    if (opQueueOffset !== undefined && opQueueOffset >= this.opRead && this.ownOps.size < OWN_OPS_MAX) {
+      this.ownOps.set(opQueueOffset, maxOf(halfOffsets));
     }
   }
 
@@ -154,4 +184,11 @@ export class HalfProgress {
       this.lateHead = 0;
     }
   }
+}
+
+/** The largest offset named, -1 for none (no spread: an op body names up to ~400 offsets). */
+function maxOf(offsets: readonly number[]): number {
+  let max = -1;
+  for (const o of offsets) if (o > max) max = o;
+  return max;
 }

@@ -35,8 +35,11 @@ export interface OpWriterOptions {
   readonly store: MessageStore;
   readonly topics: TopicManager;
   readonly storeHost: () => HostAddress;
-  /** Told the half offsets of every op record stored (the checker's finished set). */
-  readonly onStored: (halfOffsets: readonly number[]) => void;
+  /**
+   * Told the half offsets of every op record stored and the record's offset in the op queue (the
+   * checker's finished set, which then need not read this record back).
+   */
+  readonly onStored: (halfOffsets: readonly number[], opQueueOffset: number | undefined) => void;
   readonly log: Logger;
 }
 
@@ -124,7 +127,7 @@ export class OpWriter {
       this.o.log.error({ status: put.status, halfOffsets: halfOffsets.length }, "op record refused");
       return false;
     }
-    this.o.onStored(halfOffsets);
+    this.o.onStored(halfOffsets, put.result?.queueOffset);
     return true;
   }
 }

@@ -37,7 +37,7 @@ export class Transactions {
       store: o.store,
       topics: o.topics,
       storeHost: o.storeHost,
-      onStored: (halfOffsets) => this.progress.markFinished(halfOffsets),
+      onStored: (halfOffsets, opQueueOffset) => this.progress.markWritten(halfOffsets, opQueueOffset),
       log: o.log,
     });
   }
