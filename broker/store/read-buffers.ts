@@ -43,3 +43,20 @@ export class ScratchBuffers {
     return this.kept.reduce((n, b) => n + b.length, 0);
   }
 }
+
+/**
+ * The records of an answer as one body: a view, without a copy, when they lie back to back in one
+ * buffer (a batch read gathers a queue's records so: see RecordReader.readRecords), else a copy.
+ */
+export function joinRecords(records: readonly Uint8Array[]): Uint8Array {
+  if (records.length === 1) return records[0]!;
+  const first = records[0];
+  if (!first) return new Uint8Array(0);
+  let end = first.byteOffset + first.byteLength;
+  for (let i = 1; i < records.length; i++) {
+    const r = records[i]!;
+    if (r.buffer !== first.buffer || r.byteOffset !== end) return Buffer.concat(records);
+    end += r.byteLength;
+  }
+  return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
+}

@@ -6,7 +6,12 @@
  */
 import { expect, test } from "bun:test";
 import { FileMessageStore } from "../../../broker/store/file-store.ts";
-import { SCRATCH_BYTES_MAX, SCRATCH_KEPT_MAX, ScratchBuffers } from "../../../broker/store/read-buffers.ts";
+import {
+  joinRecords,
+  SCRATCH_BYTES_MAX,
+  SCRATCH_KEPT_MAX,
+  ScratchBuffers,
+} from "../../../broker/store/read-buffers.ts";
 import { message, tempDir } from "./helpers.ts";
 
 const TOPIC = "ReadsT";
@@ -89,6 +94,13 @@ test("a batch read gathers its records in one buffer, back to back, in the order
     expect(new Set(batch.map((r) => r.buffer)).size).toBe(1);
     for (let i = 1; i < batch.length; i++)
       expect(batch[i]!.byteOffset).toBe(batch[i - 1]!.byteOffset + batch[i - 1]!.byteLength);
+    // So an answer's body is a view of the batch, byte for byte the records one after another.
+    const body = joinRecords(batch);
+    expect([body.buffer === batch[0]!.buffer, hex(body)]).toEqual([true, hex(Buffer.concat(batch))]);
+    // Records not back to back (out of order here) are copied.
+    const swapped = [batch[1]!, batch[0]!];
+    const copy = joinRecords(swapped);
+    expect([copy.buffer === batch[0]!.buffer, hex(copy)]).toEqual([false, hex(Buffer.concat(swapped))]);
   } finally {
     await store.shutdown();
   }
