@@ -9,9 +9,11 @@
  * The broker handle (spec pop-timer-filter §A.6) names the broker, queue, offset, retry flag, pop
  * time and invisible time; the group and original topic are the rest of what ACK_MESSAGE needs.
  * A handle whose signature does not verify (forged, altered, another secret) is refused before any
- * broker request is made.
+ * broker request is made. Handles signed lately are remembered (receipt-handle-cache.ts), so
+ * verifying one of them is a lookup of its exact text.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { HandleCache } from "./receipt-handle-cache.ts";
 
 const VERSION = "v1";
 /** Longer than any handle this gateway signs (names ≤ 255, broker handle < 200 characters). */
@@ -25,20 +27,28 @@ export interface LeaseHandle {
 }
 
 export class HandleSigner {
-  private readonly key: Buffer;
+  /** HMAC-SHA256 keyed once; each MAC starts from a copy of it (half the cost of keying anew). */
+  private readonly keyed: Bun.CryptoHasher;
+  private readonly recent: HandleCache;
 
   /** `secret` empty: a random key, good for this process only. */
-  constructor(secret: string) {
-    this.key = secret === "" ? randomBytes(32) : Buffer.from(secret, "utf8");
+  constructor(secret: string, cache = new HandleCache()) {
+    const key = secret === "" ? randomBytes(32) : Buffer.from(secret, "utf8");
+    this.keyed = new Bun.CryptoHasher("sha256", key);
+    this.recent = cache;
   }
 
   sign(h: LeaseHandle): string {
     const payload = Buffer.from(`${h.group}\n${h.topic}\n${h.brokerHandle}`, "utf8").toString("base64url");
-    return `${VERSION}.${payload}.${this.mac(payload).toString("base64url")}`;
+    const handle = `${VERSION}.${payload}.${this.mac(payload).toString("base64url")}`;
+    this.recent.add(handle, h);
+    return handle;
   }
 
   /** The handle's content, or a reason it is refused. */
   verify(handle: string): LeaseHandle | string {
+    const issued = this.recent.take(handle);
+    if (issued) return { group: issued.group, topic: issued.topic, brokerHandle: issued.brokerHandle };
     if (handle.length > HANDLE_CHARS_MAX) return "the receipt handle is too long";
     const parts = handle.split(".");
     if (parts.length !== 3 || parts[0] !== VERSION) return "not a receipt handle of this gateway";
@@ -55,7 +65,7 @@ export class HandleSigner {
   }
 
   private mac(payload: string): Buffer {
-    return createHmac("sha256", this.key).update(`${VERSION}.${payload}`).digest();
+    return this.keyed.copy().update(`${VERSION}.${payload}`).digest() as Buffer;
   }
 }
 

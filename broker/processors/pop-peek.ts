@@ -20,6 +20,7 @@ import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { popServiceOf } from "../services/pop-leases.ts";
+import { joinRecords } from "../store/read-buffers.ts";
 import { GetMessageStatus } from "../store/status.ts";
 import { ReadCharge } from "./pop-budget.ts";
 import { checkBrokerReadable, checkTopicAndGroup } from "./pop-checks.ts";
@@ -104,7 +105,7 @@ async function peek(ctx: BrokerContext, req: RemotingCommand, rc: RequestContext
     if (messages.length === 0) {
       return RemotingCommand.response(ResponseCode.PULL_NOT_FOUND, GetMessageStatus.NO_MESSAGE_IN_QUEUE, ext);
     }
-    const body = messages.length === 1 ? messages[0]! : Buffer.concat(messages);
+    const body = joinRecords(messages);
     return RemotingCommand.response(ResponseCode.SUCCESS, GetMessageStatus.FOUND, ext, body);
   } finally {
     charge.release();

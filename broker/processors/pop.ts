@@ -28,6 +28,7 @@ import type { BrokerContext } from "../context.ts";
 import { popSqlFilter } from "../filter/message-filters.ts";
 import { type PopService, popServiceOf } from "../services/pop-leases.ts";
 import type { MessageFilter } from "../store/message-store.ts";
+import { joinRecords } from "../store/read-buffers.ts";
 import { ReadCharge } from "./pop-budget.ts";
 import { checkBrokerReadable, checkTopicAndGroup } from "./pop-checks.ts";
 import { type PopBatch, popBatch } from "./pop-read.ts";
@@ -133,7 +134,7 @@ function found(h: PopHeader, b: PopBatch): RemotingCommand {
     msgOffsetInfo: encodeMsgOffsetInfo(b.queues),
     ...orderCountInfoOf(h, b),
   });
-  const body = b.messages.length === 1 ? b.messages[0]! : Buffer.concat(b.messages);
+  const body = joinRecords(b.messages);
   return RemotingCommand.response(ResponseCode.SUCCESS, "FOUND", ext, body);
 }
 

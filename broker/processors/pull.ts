@@ -29,6 +29,7 @@ import {
 } from "../filter/message-filters.ts";
 import { heldPullBytes } from "../services/long-poll.ts";
 import type { MessageFilter } from "../store/message-store.ts";
+import { joinRecords } from "../store/read-buffers.ts";
 import { GetMessageStatus } from "../store/status.ts";
 
 type PullHeader = ReturnType<typeof PullMessageRequestHeader.decode>;
@@ -252,7 +253,7 @@ async function read(
   }
   let body: Uint8Array | null = null;
   if (code === ResponseCode.SUCCESS) {
-    body = r.messages.length === 1 ? r.messages[0]! : Buffer.concat(r.messages);
+    body = joinRecords(r.messages);
     ctx.stats.getNums.add(r.messages.length);
     ctx.stats.getSize.add(body.length);
   }

@@ -6,7 +6,7 @@
  *
  * Design: an append-only log with checkpointing by rotation. Each change (pop, ack, change,
  * revive) is one framed, CRC-checked record (pop-lease-records.ts) queued in memory and written
- * by one async writer, so callers never block on I/O and concurrent changes share one write
+ * by one writer, so callers never wait on I/O in their turn and concurrent changes share one write
  * (group commit); `append` resolves once its record reached the OS, which is what survives a
  * kill -9. Every writer waits for its records (pop, ack and change before they reply, the reviver
  * after each chunk), so the queue is bounded by the requests in flight. When the file outgrows the table, `rotate` starts file seq+1 with a snapshot of the
@@ -16,6 +16,7 @@
  * damaged record. Files are not synced per write: like the CommitLog's async flush, a power loss
  * may cost the last moments, a process crash costs nothing that `append` resolved.
  */
+import { writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
@@ -25,6 +26,14 @@ import {
   type LeaseRecord,
   LeaseRecordType,
 } from "./pop-lease-records.ts";
+
+/**
+ * Writes up to this size go to the page cache on the calling thread (as the CommitLog's writeNow):
+ * a buffered write of a few KiB is a copy costing microseconds, where the thread-pool hop of an
+ * async write costs tens, and each POP and ack waits for its record's write. Larger writes (a
+ * snapshot) stay async.
+ */
+const WRITE_NOW_BYTES_MAX = 256 * 1024;
 
 const FILE_PATTERN = /^leases-(\d{20})\.log$/;
 const fileName = (seq: number) => `leases-${String(seq).padStart(20, "0")}.log`;
@@ -201,6 +210,9 @@ export class LeaseLog {
     }
     try {
       let off = 0;
+      if (buf.length <= WRITE_NOW_BYTES_MAX) {
+        while (off < buf.length) off += writeSync(this.fh.fd, buf, off, buf.length - off);
+      }
       while (off < buf.length) {
         const { bytesWritten } = await this.fh.write(buf, off, buf.length - off);
         off += bytesWritten;

@@ -10,6 +10,7 @@ import {
   writeBlank,
   writeRecord,
 } from "../../src/protocol/message/index.ts";
+import { uninitialized } from "./read-buffers.ts";
 import type { Segment } from "./segment.ts";
 import { SegmentList } from "./segment-list.ts";
 
@@ -173,29 +174,35 @@ export class CommitLog {
   }
 
   /**
-   * Bytes [offset, offset+len) if they are still in memory: a copy, because a released chunk's
-   * buffer is reused for later appends.
-   */
-  readBuffered(offset: number, len: number): Uint8Array | undefined {
-    const c = this.chunkHolding(offset, len);
-    return c ? c.buf.slice(offset - c.start, offset - c.start + len) : undefined;
-  }
-
-  /**
    * Bytes [offset, offset+len), from memory or disk; undefined if the range is not entirely
    * inside one segment between min and max offset.
    */
   async read(offset: number, len: number): Promise<Uint8Array | undefined> {
-    if (offset < this.minOffset || offset + len > this.maxOffset || len <= 0) return undefined;
-    const mem = this.readBuffered(offset, len);
-    if (mem) return mem;
+    if (len <= 0) return undefined;
+    const out = uninitialized(len);
+    return (await this.readInto(out, 0, offset, len)) ? out : undefined;
+  }
+
+  /**
+   * `read` into `target` from `at`, so a batch of records is gathered in one buffer: false (and
+   * `target` partly written) if the range is not entirely inside one segment between min and max
+   * offset, or not readable.
+   */
+  async readInto(target: Uint8Array, at: number, offset: number, len: number): Promise<boolean> {
+    if (offset < this.minOffset || offset + len > this.maxOffset || len <= 0) return false;
+    const c = this.chunkHolding(offset, len);
+    if (c) {
+      target.set(c.buf.subarray(offset - c.start, offset - c.start + len), at);
+      return true;
+    }
     const seg = this.segments.find(offset);
-    if (!seg || offset + len > seg.end) return undefined;
-    if (offset + len > this.writtenOffset) return undefined;
+    if (!seg || offset + len > seg.end) return false;
+    if (offset + len > this.writtenOffset) return false;
     try {
-      return await seg.read(offset - seg.start, len);
+      await seg.readInto(target, at, offset - seg.start, len);
+      return true;
     } catch {
-      return undefined; // deleted by retention meanwhile
+      return false; // deleted by retention meanwhile
     }
   }
 

@@ -3,10 +3,13 @@
  */
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ConsumeQueue } from "./consume-queue.ts";
+import { ConsumeQueue, CQ_UNIT_BYTES } from "./consume-queue.ts";
+import { UnitsCache } from "./units-cache.ts";
 
 export class ConsumeQueueStore {
   readonly table = new Map<string, Map<number, ConsumeQueue>>();
+  /** Units read lately, shared by all queues under one bound (units-cache.ts). */
+  readonly unitsCache = new UnitsCache(CQ_UNIT_BYTES);
 
   constructor(
     readonly dir: string,
@@ -19,7 +22,7 @@ export class ConsumeQueueStore {
       const topicDir = join(this.dir, topic);
       for (const q of await readdir(topicDir).catch(() => [] as string[])) {
         if (!/^\d+$/.test(q)) continue;
-        const cq = new ConsumeQueue(topic, Number(q), join(topicDir, q), this.fileSize);
+        const cq = new ConsumeQueue(topic, Number(q), join(topicDir, q), this.fileSize, this.unitsCache);
         await cq.load();
         this.queuesOf(topic).set(cq.queueId, cq);
       }
@@ -43,7 +46,13 @@ export class ConsumeQueueStore {
     const qs = this.queuesOf(topic);
     let cq = qs.get(queueId);
     if (!cq) {
-      cq = new ConsumeQueue(topic, queueId, join(this.dir, topic, String(queueId)), this.fileSize);
+      cq = new ConsumeQueue(
+        topic,
+        queueId,
+        join(this.dir, topic, String(queueId)),
+        this.fileSize,
+        this.unitsCache,
+      );
       qs.set(queueId, cq);
     }
     return cq;

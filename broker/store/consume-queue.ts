@@ -11,6 +11,7 @@
  */
 import { readI64, writeI64 } from "../../src/protocol/message/index.ts";
 import { SegmentList } from "./segment-list.ts";
+import { UNITS_CACHE_WINDOW_READ_MIN, UNITS_CACHE_WINDOW_UNITS, type UnitsCache } from "./units-cache.ts";
 
 export const CQ_UNIT = { phyOffset: [0, 8], size: [8, 4], tagsCode: [12, 8] } as const;
 export const CQ_UNIT_BYTES = 20;
@@ -53,12 +54,16 @@ export class ConsumeQueue {
   private writtenUnits = 0;
   private pending = new Uint8Array(64 * CQ_UNIT_BYTES);
   private pendingDv = new DataView(this.pending.buffer);
+  /** Moves on every cut, so a read that started before one does not fill the cache after it. */
+  private cuts = 0;
 
   constructor(
     readonly topic: string,
     readonly queueId: number,
     dir: string,
     fileSize: number,
+    /** Units read lately (shared by the store's queues); none: every read goes to the file. */
+    private readonly cache?: UnitsCache,
   ) {
     this.unitsPerFile = Math.floor(fileSize / CQ_UNIT_BYTES);
     this.segments = new SegmentList(dir, this.unitsPerFile * CQ_UNIT_BYTES);
@@ -185,13 +190,25 @@ export class ConsumeQueue {
       return this.pending.slice(a, a + (end - offset) * CQ_UNIT_BYTES);
     }
     const fileUpTo = Math.min(end, this.writtenUnits);
+    const cached = this.cache?.get(this, offset, fileUpTo);
+    if (cached) return cached;
     const seg = this.segments.find(offset * CQ_UNIT_BYTES);
     if (!seg) return new Uint8Array(0);
+    // A scanning read reads ahead, within the file and the written units, for the reads after it.
+    const ahead =
+      this.cache && max >= UNITS_CACHE_WINDOW_READ_MIN
+        ? Math.min(fileEnd, this.writtenUnits, fileUpTo + UNITS_CACHE_WINDOW_UNITS)
+        : fileUpTo;
+    const cuts = this.cuts;
+    let bytes: Uint8Array;
     try {
-      return await seg.read(offset * CQ_UNIT_BYTES - seg.start, (fileUpTo - offset) * CQ_UNIT_BYTES);
+      bytes = await seg.read(offset * CQ_UNIT_BYTES - seg.start, (ahead - offset) * CQ_UNIT_BYTES);
     } catch {
       return new Uint8Array(0);
     }
+    if (ahead === fileUpTo) return bytes;
+    if (cuts === this.cuts) this.cache?.put(this, offset, bytes);
+    return bytes.slice(0, (fileUpTo - offset) * CQ_UNIT_BYTES);
   }
 
   async unitAt(offset: number): Promise<CqUnit | undefined> {
@@ -213,6 +230,8 @@ export class ConsumeQueue {
   /** Removes units pointing at or beyond `phyEnd` (recovery: the CommitLog was cut there). */
   async truncateFromPhy(phyEnd: number): Promise<void> {
     if (this.maxPhyOffset < phyEnd) return;
+    this.cuts++;
+    this.cache?.drop(this);
     const cut = await this.searchFirst(
       this.minOffset,
       this.maxOffset,
@@ -256,6 +275,8 @@ export class ConsumeQueue {
   }
 
   async destroy(): Promise<void> {
+    this.cuts++;
+    this.cache?.drop(this);
     await this.segments.destroyAll();
     this.maxOffset = this.minOffset = this.writtenUnits = 0;
     this.maxPhyOffset = -1;

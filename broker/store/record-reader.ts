@@ -7,33 +7,71 @@ import { checkRecord, decodeRecord, MessageConst, splitKeys } from "../../src/pr
 import type { CommitLog } from "./commitlog.ts";
 import type { IndexService } from "./index-service.ts";
 import type { QueryMessageResult } from "./message-store.ts";
+import { ScratchBuffers, uninitialized } from "./read-buffers.ts";
 
 export class RecordReader {
+  /** Span reads of which only some records are wanted (see readRecords). */
+  private readonly scratch = new ScratchBuffers();
+
   constructor(
     private readonly cl: CommitLog,
     private readonly index: IndexService | undefined,
     private readonly readSpanBytesMax: number,
   ) {}
 
-  /** Records at (phyOffset, size) pairs; one read per run of nearby records in one segment. */
+  /**
+   * Records at (phyOffset, size) pairs, as views into one buffer holding the batch back to back
+   * (the POP and pull answers send them on without another copy). One read per run of nearby
+   * records in one segment: a run without gaps is read straight into the batch; a run with other
+   * records between (a queue's records interleave with other queues') is read into a scratch
+   * buffer and the wanted records copied out, since one bigger read costs less than one read per
+   * record. A run that cannot be read whole (part still in memory, part written) is read record
+   * by record.
+   */
   async readRecords(spans: readonly (readonly [number, number])[]): Promise<(Uint8Array | undefined)[]> {
+    let total = 0;
+    for (const [, s] of spans) total += Math.max(s, 0);
+    const batch = uninitialized(total);
     const out: (Uint8Array | undefined)[] = [];
     let i = 0;
+    let at = 0;
     while (i < spans.length) {
       const [start, size0] = spans[i]!;
       const seg = this.cl.segments.find(start);
       let end = start + size0;
+      let gaps = false;
       let j = i;
       while (j + 1 < spans.length && seg) {
         const [p, s] = spans[j + 1]!;
         if (p < end || p + s - start > this.readSpanBytesMax || p + s > seg.end) break;
+        if (p > end) gaps = true;
         end = p + s;
         j++;
       }
-      const buf = j > i ? await this.cl.read(start, end - start) : undefined;
+      const runAt = at;
+      let whole = false;
+      if (j > i && !gaps) {
+        whole = await this.cl.readInto(batch, at, start, end - start);
+        if (whole) at += end - start;
+      } else if (j > i) {
+        const scratch = this.scratch.take(end - start);
+        try {
+          whole = await this.cl.readInto(scratch, 0, start, end - start);
+          for (let k = i; whole && k <= j; k++) {
+            const [p, s] = spans[k]!;
+            batch.set(scratch.subarray(p - start, p - start + s), at);
+            at += s;
+          }
+        } finally {
+          this.scratch.release(scratch);
+        }
+      }
+      at = runAt;
       for (let k = i; k <= j; k++) {
         const [p, s] = spans[k]!;
-        const rec = buf ? buf.subarray(p - start, p - start + s) : await this.cl.read(p, s);
+        const ok = s > 0 && (whole || (await this.cl.readInto(batch, at, p, s)));
+        const rec = ok ? batch.subarray(at, at + s) : undefined;
+        if (s > 0) at += s;
         out.push(rec && isRecordAt(rec, p, s) ? rec : undefined);
       }
       i = j + 1;

@@ -7,6 +7,7 @@ import { constants, writevSync } from "node:fs";
 import { type FileHandle, mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { closedOnFailure, OpenAttempt } from "./open-attempt.ts";
+import { uninitialized } from "./read-buffers.ts";
 
 /** `UtilAll.offset2FileName`: 20-digit zero-padded decimal. */
 export function offsetToFileName(offset: number): string {
@@ -125,15 +126,25 @@ export class Segment {
 
   /** Reads `len` bytes at `pos` (relative to the file); bytes past the end read as zeros. */
   async read(pos: number, len: number): Promise<Uint8Array> {
+    const out = uninitialized(len);
+    await this.readInto(out, 0, pos, len);
+    return out;
+  }
+
+  /**
+   * Reads `len` bytes at `pos` (relative to the file) into `target` from `at`, so a caller can
+   * gather several reads in one buffer; bytes past the end of the file are written as zeros, so
+   * every byte of the range is set even in a buffer that was not zero-filled.
+   */
+  async readInto(target: Uint8Array, at: number, pos: number, len: number): Promise<void> {
     const fh = await this.fh();
-    const out = new Uint8Array(len);
     let got = 0;
     while (got < len) {
-      const { bytesRead } = await fh.read(out, got, len - got, pos + got);
+      const { bytesRead } = await fh.read(target, at + got, len - got, pos + got);
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    return out;
+    if (got < len) target.fill(0, at + got, at + len);
   }
 
   async datasync(): Promise<void> {

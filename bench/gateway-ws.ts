@@ -1,0 +1,93 @@
+/**
+ * The WS push measure of the gateway benchmark (issue 19) alone, for profiling and A/B runs: a
+ * backlog of 1 KiB messages produced by the native client, then per round the Bun WS ceiling
+ * (lib/ws-ceiling.ts) and the gateway pushing to one subscriber with credit 128, beside the server's
+ * CPU per pushed message (Linux /proc), which swings far less than rates on a shared machine.
+ * Run: bun bench/gateway-ws.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3, BENCH_BACKLOG=200000;
+ * BENCH_CPU_PROF_DIR=dir writes the server's CPU profile there, from the first push to the stop)
+ */
+import pino from "pino";
+import { createProducer } from "../src/client/index.ts";
+import { spawnServer } from "./lib/child.ts";
+import { wsPushRate } from "./lib/gateway-lease.ts";
+import { pinApart } from "./lib/pin.ts";
+import { processCpuMs } from "./lib/proc-cpu.ts";
+import { printTable } from "./lib/report.ts";
+import { startServer } from "./lib/start-server.ts";
+
+const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+// Each round drains the backlog from its start in a group of its own: it must outlast a round
+// (warm-up + BENCH_DURATION_MS at the push rate), or the rate measured is the backlog's size.
+const backlog = Number(process.env.BENCH_BACKLOG ?? 200_000);
+const profDir = process.env.BENCH_CPU_PROF_DIR;
+const TOPIC = "BenchGatewayLease";
+const quiet = pino({ level: "warn" });
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+const srv = await startServer({
+  name: "rocketbun-bench-gateway-ws",
+  env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
+  // `sh -c` keeps the child's pid the server's own (exec) while adding bun's profiler flags.
+  ...(profDir
+    ? { launcher: ["sh", "-c", `exec "$0" --cpu-prof --cpu-prof-dir=${JSON.stringify(profDir)} "$@"`] }
+    : {}),
+});
+const wsCeiling = await spawnServer(new URL("./lib/ws-ceiling.ts", import.meta.url).pathname);
+try {
+  for (;;) {
+    const r = await fetch(`${srv.gatewayUrl}/readyz`).catch(() => null);
+    if (r?.ok) break;
+    await Bun.sleep(20);
+  }
+  const created = await fetch(`${srv.gatewayUrl}/v1/topics`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ topic: TOPIC, queues: 8 }),
+  });
+  if (created.status !== 201) throw new Error(`topic not created: ${created.status}`);
+  while (!(await fetch(`${srv.gatewayUrl}/v1/topics/${TOPIC}/route`)).ok) await Bun.sleep(20);
+  const producer = await createProducer({ namesrvAddr: srv.namesrvAddr, group: "BENCH_GW_WS_P", log: quiet });
+  try {
+    const msg = { topic: TOPIC, body: "x".repeat(1024), tags: "bench" };
+    for (let n = 0; n < backlog; n += 64)
+      await Promise.all(Array.from({ length: 64 }, () => producer.send(msg)));
+  } finally {
+    await producer.shutdown();
+  }
+  const pinning = pinApart(srv.pid);
+  pinApart(wsCeiling.proc.pid);
+  const wsUrl = `${srv.gatewayUrl.replace("http", "ws")}/v1/ws`;
+  const ceilingUrl = `ws://127.0.0.1:${wsCeiling.port}/`;
+  const rates: number[] = [];
+  const ceilings: number[] = [];
+  const ratios: number[] = [];
+  const cpuPerMsg: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const subscribe = { group: `BENCH_GW_WS${round}`, topic: TOPIC, invisibleMs: 60_000 };
+    const c = await wsPushRate(ceilingUrl, subscribe, 128, durationMs);
+    const cpu0 = processCpuMs(srv.pid);
+    const t0 = performance.now();
+    const g = await wsPushRate(wsUrl, subscribe, 128, durationMs);
+    // The warm-up's messages are pushed too: CPU over the whole run, per message at the measured rate.
+    const ms = performance.now() - t0;
+    cpuPerMsg.push(((processCpuMs(srv.pid) - cpu0) * 1000) / ((g * ms) / 1000));
+    rates.push(g);
+    ceilings.push(c);
+    ratios.push(g / c);
+  }
+  printTable(`Gateway WS push (${pinning}; ${rounds} rounds of ${durationMs} ms)`, [
+    {
+      name: "WS push 1 KiB, 1 subscriber, credit 128",
+      value: median(rates),
+      ceiling: median(ceilings),
+      ratio: median(ratios),
+      target: 0.5,
+      unit: "msg/s",
+    },
+    { name: "server CPU per WS-pushed message", value: median(cpuPerMsg), unit: "µs/msg" },
+  ]);
+} finally {
+  await wsCeiling.stop();
+  await srv.stop();
+}
