@@ -2,7 +2,8 @@
  * `npm run bench`: runs every benchmark in turn, each in its own process so one's heap and sockets
  * do not colour the next. Figures are printed beside ceilings measured in the same run.
  * Pass names to run a subset: `npm run bench -- remoting namesrv`; `soak`, `crash`, `timers` (over
- * 90 s at its full million) and `pop` (a million leases) run only when named.
+ * 90 s at its full million), `pop` (a million leases) and `gateway-ws` (the gateway's WS push alone)
+ * run only when named.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +21,7 @@ const all = [
   "gateway",
 ];
 /** Run only when named: they take minutes. */
-const onRequest = ["soak", "crash", "timers", "pop"];
+const onRequest = ["soak", "crash", "timers", "pop", "gateway-ws"];
 /** One line each for `--help`: what the benchmark measures and roughly how long it runs here. */
 const ABOUT: Readonly<Record<string, string>> = {
   remoting: "frames through the remoting core beside a raw Bun TCP echo",
@@ -37,6 +38,7 @@ const ABOUT: Readonly<Record<string, string>> = {
   crash: "SIGKILL under load, 20 rounds per flush mode: nothing acknowledged lost (only when named)",
   timers: "1,000,000 timers over 60 s: lateness, rate, RSS (only when named)",
   pop: "POP vs PULL drain; 1,000,000 leases held and expired (only when named)",
+  "gateway-ws": "WS push alone, with the server's CPU per message and an optional profile (only when named)",
 };
 
 /**
@@ -58,6 +60,7 @@ const ESTIMATED_SECONDS: Readonly<Record<string, number>> = {
   crash: 120,
   timers: 100,
   pop: 90,
+  "gateway-ws": 25,
 };
 const about = (names: readonly string[]) => names.reduce((sum, n) => sum + (ESTIMATED_SECONDS[n] ?? 0), 0);
 const minutes = (seconds: number) =>
