@@ -133,3 +133,39 @@ test("scratch buffers kept between reads are bounded in number and size", () => 
   const again = pool.take(SCRATCH_BYTES_MAX);
   expect(taken).toContain(again);
 });
+
+test("a run the CommitLog cannot read whole (part written, part still buffered) is read record by record, byte for byte", async () => {
+  await using dir = await tempDir();
+  const store = new FileMessageStore({ storePathRootDir: dir.path, mappedFileSizeCommitLog: 64 * 1024 });
+  await store.open();
+  try {
+    await putSome(store, 0, 40);
+    const all = (await Promise.all(Array.from({ length: QUEUES }, (_, q) => spansOf(store, q))))
+      .flat()
+      .sort((a, b) => a[0] - b[0]);
+    const expected = await singles(store, all);
+    // A boundary inside the batch: a range crossing it is refused as the CommitLog refuses one
+    // that runs past what was written, while each record on either side still reads alone.
+    const boundary = all[17]![0];
+    const cl = store.cl;
+    const readInto = cl.readInto.bind(cl);
+    const refused: [number, number][] = [];
+    cl.readInto = async (target, at, offset, len) => {
+      if (offset < boundary && offset + len > boundary) {
+        refused.push([offset, len]);
+        return false;
+      }
+      return readInto(target, at, offset, len);
+    };
+    const batch = await store.readRecords(all);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(batch.map(hex)).toEqual(expected);
+    // The fallback still gathers the batch back to back in one buffer.
+    const records = batch as Uint8Array[];
+    expect(new Set(records.map((r) => r.buffer)).size).toBe(1);
+    for (let i = 1; i < records.length; i++)
+      expect(records[i]!.byteOffset).toBe(records[i - 1]!.byteOffset + records[i - 1]!.byteLength);
+  } finally {
+    await store.shutdown();
+  }
+});
