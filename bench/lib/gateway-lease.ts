@@ -167,13 +167,16 @@ export async function produceToWsLatency(
   durationMs: number,
 ): Promise<{ p50: number; p99: number; delivered: number; sent: number; producedPerSec: number }> {
   const latencies: number[] = [];
-  let measuring = false;
+  // Only messages produced in the measured phase count: warm-up ones still arriving would make
+  // more deliveries than sends and add their latencies.
+  let measuredFrom = Number.POSITIVE_INFINITY;
   const sub = await wsSubscriber(
     `${gw.replace("http", "ws")}/v1/ws`,
     { group, topic, invisibleMs: 60_000 },
     1024,
     (body) => {
-      if (measuring) latencies.push(now() - Number(JSON.parse(body).t));
+      const t = Number(JSON.parse(body).t);
+      if (t >= measuredFrom) latencies.push(now() - t);
     },
   );
   const port = Number(new URL(gw).port);
@@ -189,7 +192,7 @@ export async function produceToWsLatency(
   let ms: number;
   try {
     await pacedLoad(port, request, PACED_CONNECTIONS, ratePerSec, WARMUP_MS * 2, 201);
-    measuring = true;
+    measuredFrom = now();
     const started = performance.now();
     result = await pacedLoad(port, request, PACED_CONNECTIONS, ratePerSec, durationMs, 201);
     ms = performance.now() - started;
