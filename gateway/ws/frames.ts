@@ -8,6 +8,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { LeasedOutput, SettleResult } from "../leases.ts";
+import type { SendAnswer } from "../produce-one.ts";
 import { HANDLE_CHARS_MAX } from "../receipt-handle.ts";
 import { GroupName, MessageInput, TopicName } from "../schemas.ts";
 
@@ -90,14 +91,7 @@ export type ServerFrame =
   | {
       type: "ack";
       id: FrameIdValue;
-      result: {
-        msgId: string;
-        topic: string;
-        brokerName: string;
-        queueId: number;
-        queueOffset: number;
-        status: string;
-      };
+      result: SendAnswer;
     }
   | { type: "error"; id?: FrameIdValue; subscription?: string; problem: Record<string, unknown> }
   | { type: "pong"; id?: FrameIdValue }

@@ -14,6 +14,7 @@ import type { GatewayDeps } from "../context.ts";
 import { GatewayProblem, problemBody, toProblem } from "../errors.ts";
 import { Leases } from "../leases.ts";
 import { decodeInput } from "../message-codec.ts";
+import { sendAnswerOf } from "../produce-one.ts";
 import { validationProblem } from "../validation.ts";
 import {
   creditFrame,
@@ -79,18 +80,7 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
     try {
       const r = await cluster.send(topic, msg, target);
       metrics.messagesIn.inc({ transport: "ws" });
-      send(ws, {
-        type: "ack",
-        id: parsed.data.id,
-        result: {
-          msgId: r.msgId,
-          topic,
-          brokerName: r.brokerName,
-          queueId: r.queueId,
-          queueOffset: r.queueOffset,
-          status: r.status,
-        },
-      });
+      send(ws, { type: "ack", id: parsed.data.id, result: sendAnswerOf(topic, r) });
     } finally {
       ws.data.inflight--;
     }

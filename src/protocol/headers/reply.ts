@@ -6,19 +6,10 @@
  * send.ts (long names for 324, one-letter names for 325).
  */
 import { defineHeader, field, type HeaderOf } from "../../remoting/custom-header.ts";
+import { messageHeaderFields } from "./send.ts";
 
 const replyFields = {
-  producerGroup: field.string(),
-  topic: field.string(),
-  defaultTopic: field.string(),
-  defaultTopicQueueNums: field.int(),
-  queueId: field.int(),
-  sysFlag: field.int(),
-  bornTimestamp: field.long(),
-  flag: field.int(),
-  properties: field.string().optional(),
-  reconsumeTimes: field.int().optional(),
-  unitMode: field.bool().optional(),
+  ...messageHeaderFields,
   /** The replier's address, `ip:port`. */
   bornHost: field.string(),
   /** The broker's store address, `ip:port`. */

@@ -6,7 +6,8 @@
 import type { ExtFields } from "../../remoting/command.ts";
 import { defineHeader, field, type HeaderOf } from "../../remoting/custom-header.ts";
 
-const sendFields = {
+/** The fields SEND_MESSAGE shares with the reply push header (reply.ts), in Java's order. */
+export const messageHeaderFields = {
   producerGroup: field.string(),
   topic: field.string(),
   defaultTopic: field.string(),
@@ -18,6 +19,10 @@ const sendFields = {
   properties: field.string().optional(),
   reconsumeTimes: field.int().optional(),
   unitMode: field.bool().optional(),
+};
+
+const sendFields = {
+  ...messageHeaderFields,
   maxReconsumeTimes: field.int().optional(),
   batch: field.bool().optional(),
   brokerName: field.string().optional(),
