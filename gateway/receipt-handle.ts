@@ -12,7 +12,7 @@
  * broker request is made. Handles signed lately are remembered (receipt-handle-cache.ts), so
  * verifying one of them is a lookup of its exact text.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto";
 import { HandleCache } from "./receipt-handle-cache.ts";
 
 const VERSION = "v1";
@@ -29,12 +29,15 @@ export interface LeaseHandle {
 export class HandleSigner {
   /** HMAC-SHA256 keyed once; each MAC starts from a copy of it (half the cost of keying anew). */
   private readonly keyed: Bun.CryptoHasher;
+  /** The same key for node:crypto, should the Bun hasher throw (see mac). */
+  private readonly key: KeyObject;
   private readonly recent: HandleCache;
 
   /** `secret` empty: a random key, good for this process only. */
   constructor(secret: string, cache = new HandleCache()) {
     const key = secret === "" ? randomBytes(32) : Buffer.from(secret, "utf8");
     this.keyed = new Bun.CryptoHasher("sha256", key);
+    this.key = createSecretKey(key);
     this.recent = cache;
   }
 
@@ -64,8 +67,18 @@ export class HandleSigner {
     return { group, topic, brokerHandle };
   }
 
+  /**
+   * Bun 1.4.5's CryptoHasher was seen to throw a stale BoringSSL error left by a TLS connection's
+   * shutdown (see src/acl/hmac-sha1.ts); the same MAC is then computed with createHmac, so such an
+   * error costs time, never a refused handle or a failed receive.
+   */
   private mac(payload: string): Buffer {
-    return this.keyed.copy().update(`${VERSION}.${payload}`).digest() as Buffer;
+    const text = `${VERSION}.${payload}`;
+    try {
+      return this.keyed.copy().update(text).digest() as Buffer;
+    } catch {
+      return createHmac("sha256", this.key).update(text).digest();
+    }
   }
 }
 

@@ -28,6 +28,18 @@ describe("receipt handles", () => {
     expect(new HandleSigner(SECRET).verify(signedByHand(lease(2), SECRET))).toEqual(lease(2));
   });
 
+  test("a Bun hasher that throws (a stale BoringSSL error) falls back to node:crypto: same handles, same verdicts", () => {
+    const signer = new HandleSigner(SECRET);
+    (signer as unknown as { keyed: { copy(): never } }).keyed = {
+      copy() {
+        throw new Error("error:1e000065:Cipher functions:OPENSSL_internal:BAD_DECRYPT");
+      },
+    };
+    expect(signer.sign(lease(3))).toBe(signedByHand(lease(3), SECRET));
+    expect(signer.verify(signedByHand(lease(4), SECRET))).toEqual(lease(4));
+    expect(signer.verify(signedByHand(lease(4), "another secret"))).toBeString();
+  });
+
   test("a just-issued handle verifies, twice; altered, forged and foreign copies of it are refused", () => {
     const signer = new HandleSigner(SECRET);
     const good = signer.sign(lease(5));
