@@ -4,14 +4,15 @@
  * (lib/ws-ceiling.ts) and the gateway pushing to one subscriber with credit 128, beside the server's
  * CPU per pushed message (Linux /proc), which swings far less than rates on a shared machine.
  * Run: bun bench/gateway-ws.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3, BENCH_BACKLOG=200000;
- * BENCH_CPU_PROF_DIR=dir writes the server's CPU profile there, from the first push to the stop)
+ * BENCH_SERVER_CPU_PROF=DIR writes the server's CPU profile there, gateway-ws.md, when it stops)
  */
 import pino from "pino";
 import { createProducer } from "../src/client/index.ts";
 import { spawnServer } from "./lib/child.ts";
 import { wsPushRate } from "./lib/gateway-lease.ts";
+import { createGatewayTopic, waitGatewayReady } from "./lib/gateway-topics.ts";
 import { pinApart } from "./lib/pin.ts";
-import { processCpuMs } from "./lib/proc-cpu.ts";
+import { cpuProfileLauncher, processCpuMs } from "./lib/proc-cpu.ts";
 import { printTable } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -20,7 +21,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 // Each round drains the backlog from its start in a group of its own: it must outlast a round
 // (warm-up + BENCH_DURATION_MS at the push rate), or the rate measured is the backlog's size.
 const backlog = Number(process.env.BENCH_BACKLOG ?? 200_000);
-const profDir = process.env.BENCH_CPU_PROF_DIR;
+const profDir = process.env.BENCH_SERVER_CPU_PROF;
 const TOPIC = "BenchGatewayLease";
 const quiet = pino({ level: "warn" });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
@@ -28,25 +29,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const srv = await startServer({
   name: "rocketbun-bench-gateway-ws",
   env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
-  // `sh -c` keeps the child's pid the server's own (exec) while adding bun's profiler flags.
-  ...(profDir
-    ? { launcher: ["sh", "-c", `exec "$0" --cpu-prof --cpu-prof-dir=${JSON.stringify(profDir)} "$@"`] }
-    : {}),
+  ...(profDir ? { launcher: cpuProfileLauncher(profDir, "gateway-ws") } : {}),
 });
 const wsCeiling = await spawnServer(new URL("./lib/ws-ceiling.ts", import.meta.url).pathname);
 try {
-  for (;;) {
-    const r = await fetch(`${srv.gatewayUrl}/readyz`).catch(() => null);
-    if (r?.ok) break;
-    await Bun.sleep(20);
-  }
-  const created = await fetch(`${srv.gatewayUrl}/v1/topics`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ topic: TOPIC, queues: 8 }),
-  });
-  if (created.status !== 201) throw new Error(`topic not created: ${created.status}`);
-  while (!(await fetch(`${srv.gatewayUrl}/v1/topics/${TOPIC}/route`)).ok) await Bun.sleep(20);
+  await waitGatewayReady(srv.gatewayUrl);
+  await createGatewayTopic(srv.gatewayUrl, TOPIC);
   const producer = await createProducer({ namesrvAddr: srv.namesrvAddr, group: "BENCH_GW_WS_P", log: quiet });
   try {
     const msg = { topic: TOPIC, body: "x".repeat(1024), tags: "bench" };

@@ -20,17 +20,17 @@
  * (parsing, Hono, the answer) that no gateway change can remove.
  * Run: bun bench/gateway.ts   (BENCH_DURATION_MS=3000, BENCH_ROUNDS=3, BENCH_BACKLOG=200000)
  * BENCH_GATEWAY_ONLY=produce stops after HTTP produce and the native sends (no backlog, leases, WS).
- * BENCH_SERVER_BUN_OPTIONS="--cpu-prof-md --cpu-prof-dir=DIR" profiles the `rocketbun start` child
- * (Bun reads BUN_OPTIONS; the profile is written when the child stops).
+ * BENCH_SERVER_CPU_PROF=DIR profiles the `rocketbun start` child (gateway.md, written when it stops).
  */
 import pino from "pino";
 import { createProducer } from "../src/client/index.ts";
 import { spawnServer } from "./lib/child.ts";
 import { httpReceiveAck, popDrain, produceToWsLatency, wsPushRate } from "./lib/gateway-lease.ts";
+import { createGatewayTopic, waitGatewayReady } from "./lib/gateway-topics.ts";
 import { httpLoad, postRequest } from "./lib/http-load.ts";
 import { runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
-import { processCpuMs } from "./lib/proc-cpu.ts";
+import { cpuProfileLauncher, processCpuMs } from "./lib/proc-cpu.ts";
 import { type Progress, printProgress, printTable, type Row } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -43,28 +43,21 @@ const LEASE_TOPIC = "BenchGatewayLease";
 const LATENCY_TOPIC = "BenchGatewayLatency";
 const quiet = pino({ level: "warn" });
 const produceOnly = process.env.BENCH_GATEWAY_ONLY === "produce";
-const serverBunOptions = process.env.BENCH_SERVER_BUN_OPTIONS;
+const serverCpuProf = process.env.BENCH_SERVER_CPU_PROF;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 const srv = await startServer({
   name: "rocketbun-bench-gateway",
-  env: {
-    ...process.env,
-    ROCKETBUN_LOG_LEVEL: "warn",
-    ...(serverBunOptions ? { BUN_OPTIONS: serverBunOptions } : {}),
-  },
+  env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" },
+  ...(serverCpuProf ? { launcher: cpuProfileLauncher(serverCpuProf, "gateway") } : {}),
 });
 const ceiling = await spawnServer(new URL("./lib/hono-ceiling.ts", import.meta.url).pathname);
 const wsCeiling = await spawnServer(new URL("./lib/ws-ceiling.ts", import.meta.url).pathname);
 try {
   const gwPort = Number(new URL(srv.gatewayUrl).port);
-  for (;;) {
-    const r = await fetch(`${srv.gatewayUrl}/readyz`).catch(() => null);
-    if (r?.ok) break;
-    await Bun.sleep(20);
-  }
-  for (const topic of [TOPIC, LEASE_TOPIC, LATENCY_TOPIC]) await createTopic(srv.gatewayUrl, topic);
+  await waitGatewayReady(srv.gatewayUrl);
+  for (const topic of [TOPIC, LEASE_TOPIC, LATENCY_TOPIC]) await createGatewayTopic(srv.gatewayUrl, topic);
   const pinning = pinApart(srv.pid);
   pinApart(ceiling.proc.pid);
   pinApart(wsCeiling.proc.pid);
@@ -148,20 +141,6 @@ try {
   await wsCeiling.stop();
   await ceiling.stop();
   await srv.stop();
-}
-
-async function createTopic(gw: string, topic: string): Promise<void> {
-  const created = await fetch(`${gw}/v1/topics`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ topic, queues: 8 }),
-  });
-  if (created.status !== 201) throw new Error(`topic not created: ${created.status} ${await created.text()}`);
-  for (;;) {
-    const r = await fetch(`${gw}/v1/topics/${topic}/route`);
-    if (r.ok) break;
-    await Bun.sleep(20);
-  }
 }
 
 /** HTTP receive+ack beside the native POP drain, WS push beside its ceiling, produce → WS latency. */

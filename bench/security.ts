@@ -17,7 +17,6 @@
  *      BENCH_MEASURES=1 pairs per row, the median reported; BENCH_SECURITY_SIDES=acl,native,stream;
  *      BENCH_INFLIGHT=1,128; BENCH_SERVER_CPU_PROF=<dir> runs the servers under --cpu-prof-md)
  */
-import { readFileSync } from "node:fs";
 import pino from "pino";
 import { createRequestSigner } from "../src/acl/signature.ts";
 import {
@@ -29,6 +28,7 @@ import {
 import { createCertificate } from "../src/tls/x509.ts";
 import { alternate, runSlice } from "./lib/load.ts";
 import { pinApart } from "./lib/pin.ts";
+import { cpuProfileLauncher, ownCpuMicros, processCpuMs } from "./lib/proc-cpu.ts";
 import { printTable, progressSteps, type Row } from "./lib/report.ts";
 import { createTopic, ok, sendRequest } from "./lib/requests.ts";
 import { type StartedServer, startServer } from "./lib/start-server.ts";
@@ -73,22 +73,7 @@ const tlsConf = (mode: string) => ({
 });
 
 /** CPU time (user + system) the process `pid` has used, in µs, from /proc at 100 Hz ticks. */
-function cpuMicrosOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-/** A launcher that runs bun with a CPU profile (sh's "$0" is bun, "$@" the script and its arguments). */
-function profiled(name: string): string[] {
-  const flags = `--cpu-prof-md --cpu-prof-dir=${SERVER_CPU_PROF} --cpu-prof-name=security-${name}.md`;
-  return ["sh", "-c", `exec "$0" ${flags} "$@"`];
-}
-
-/** This process's CPU time (user + system) in µs. */
-function ownCpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
+const cpuMicrosOf = (pid: number) => processCpuMs(pid) * 1000;
 
 const children: StartedServer[] = [];
 async function child(name: string, brokerConf: Record<string, string>, files: Record<string, string>) {
@@ -96,7 +81,7 @@ async function child(name: string, brokerConf: Record<string, string>, files: Re
     name: `bench-security-${name}`,
     brokerConf,
     homeFiles: files,
-    ...(SERVER_CPU_PROF ? { launcher: profiled(name) } : {}),
+    ...(SERVER_CPU_PROF ? { launcher: cpuProfileLauncher(SERVER_CPU_PROF, `security-${name}`) } : {}),
   });
   children.push(srv);
   return srv;

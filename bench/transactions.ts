@@ -21,6 +21,7 @@ import {
 } from "../src/client/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { runSlice } from "./lib/load.ts";
+import { cpuProfileLauncher, ownCpuMicros, processCpuMs } from "./lib/proc-cpu.ts";
 import { printProgress, printTable, type Row } from "./lib/report.ts";
 import { BODY, createTopic } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
@@ -41,16 +42,7 @@ const srv = await startServer({
     transactionTimeOut: "1000",
     // Every send waits for its flush only in the store's default async mode: as plain sends do.
   },
-  // sh's "$0" is bun, "$@" the script and its arguments.
-  ...(SERVER_CPU_PROF
-    ? {
-        launcher: [
-          "sh",
-          "-c",
-          `exec "$0" --cpu-prof-md --cpu-prof-dir=${SERVER_CPU_PROF} --cpu-prof-name=transactions.md "$@"`,
-        ],
-      }
-    : {}),
+  ...(SERVER_CPU_PROF ? { launcher: cpuProfileLauncher(SERVER_CPU_PROF, "transactions") } : {}),
 });
 const raw = new RemotingClient({ name: "bench-tx", log });
 let checkState: LocalTransactionState = "COMMIT_MESSAGE";
@@ -85,20 +77,13 @@ try {
     return sum;
   };
   /** CPU ms the server process has used (Linux /proc; clock ticks of 10 ms). */
-  const serverCpuMs = async () => {
-    const stat = (await Bun.file(`/proc/${srv.pid}/stat`).text()).split(") ")[1]!.split(" ");
-    return (Number(stat[11]) + Number(stat[12])) * 10;
-  };
+  const serverCpuMs = () => processCpuMs(srv.pid);
   const cpu = new Map<string, number[]>();
   const clientCpu = new Map<string, number[]>();
-  const ownCpuMicros = () => {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  };
   /** Messages stored per second: sends for DURATION_MS, then until the topic holds them all. */
   const measure = async (topic: string, send: () => Promise<unknown>, inflight: number) => {
     const before = await stored(topic);
-    const cpuBefore = await serverCpuMs();
+    const cpuBefore = serverCpuMs();
     const ownBefore = ownCpuMicros();
     const start = performance.now();
     const { calls } = await runSlice(send, inflight, DURATION_MS);
@@ -106,7 +91,7 @@ try {
     while ((await stored(topic)) - before < calls) await Bun.sleep(1);
     const rate = (calls * 1000) / (performance.now() - start);
     const key = `${topic}/${inflight}`;
-    cpu.set(key, [...(cpu.get(key) ?? []), (((await serverCpuMs()) - cpuBefore) * 1000) / calls]);
+    cpu.set(key, [...(cpu.get(key) ?? []), ((serverCpuMs() - cpuBefore) * 1000) / calls]);
     clientCpu.set(key, [...(clientCpu.get(key) ?? []), ownMicros / calls]);
     return rate;
   };

@@ -13,3 +13,19 @@ export function processCpuMs(pid: number): number {
     return Number.NaN;
   }
 }
+
+/** This process's CPU time (user + system) in µs: the client side of a benchmark. */
+export function ownCpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/**
+ * A `startServer` launcher that runs the server under Bun's CPU profiler, writing `<name>.md`
+ * (Bun's markdown summary) into `dir` when it stops. `sh -c` keeps the child's pid the server's
+ * own (exec); sh's "$0" is bun, "$@" the script and its arguments.
+ */
+export function cpuProfileLauncher(dir: string, name: string): string[] {
+  const flags = `--cpu-prof-md --cpu-prof-dir=${JSON.stringify(dir)} --cpu-prof-name=${JSON.stringify(`${name}.md`)}`;
+  return ["sh", "-c", `exec "$0" ${flags} "$@"`];
+}
