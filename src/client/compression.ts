@@ -21,6 +21,23 @@ export function compressZlib(body: Uint8Array, level = DEFAULT_COMPRESS_LEVEL): 
   return new Uint8Array(deflateSync(body, { level }));
 }
 
+/**
+ * A received body as the application sees it: inflated when `sysFlag` says it is compressed, with
+ * the compression bits cleared; null when it is compressed in a way we cannot read.
+ */
+export function receivedBody(
+  body: Uint8Array,
+  sysFlag: number,
+): { body: Uint8Array; sysFlag: number } | null {
+  if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) === 0) return { body, sysFlag };
+  const inflated = decompressBody(body, sysFlag);
+  if (!inflated) return null;
+  return {
+    body: inflated,
+    sysFlag: sysFlag & ~(MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK),
+  };
+}
+
 /** The inflated body, or null when the compression type is not one we can read. */
 export function decompressBody(body: Uint8Array, sysFlag: number): Uint8Array | null {
   const type = (sysFlag & MessageSysFlag.COMPRESSION_TYPE_MASK) >> TYPE_SHIFT;

@@ -10,9 +10,9 @@ import {
   formatHostAddress,
   KEY_SEPARATOR,
   MessageConst,
-  MessageSysFlag,
   NAME_VALUE_SEPARATOR,
   PROPERTY_SEPARATOR,
+  splitKeys,
 } from "../protocol/message/index.ts";
 import {
   DLQ_GROUP_TOPIC_PREFIX,
@@ -21,7 +21,7 @@ import {
   RETRY_GROUP_TOPIC_PREFIX,
   topicNameProblem,
 } from "../protocol/topic-names.ts";
-import { decompressBody } from "./compression.ts";
+import { receivedBody } from "./compression.ts";
 import { clientError } from "./errors.ts";
 import { readMessages } from "./record-reader.ts";
 
@@ -267,15 +267,9 @@ export function decodeMessages(body: Uint8Array, brokerName: string): MessageExt
 
 export function toMessageExt(r: DecodedRecord, brokerName: string): MessageExt {
   const properties = Object.fromEntries(r.properties) as Record<string, string>;
-  let body: Uint8Array = r.body.slice();
-  let sysFlag = r.sysFlag;
-  if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
-    const inflated = decompressBody(body, sysFlag);
-    if (inflated) {
-      body = inflated;
-      sysFlag &= ~(MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK);
-    }
-  }
+  // A body that does not inflate is handed over as stored, still flagged compressed.
+  const stored = r.body.slice();
+  const { body, sysFlag } = receivedBody(stored, r.sysFlag) ?? { body: stored, sysFlag: r.sysFlag };
   const uniq = properties[MessageConst.UNIQ_KEY];
   const transactionId = transactionIdOf(properties);
   return {
@@ -283,7 +277,7 @@ export function toMessageExt(r: DecodedRecord, brokerName: string): MessageExt {
     topic: r.topic,
     body,
     tags: properties[MessageConst.TAGS],
-    keys: (properties[MessageConst.KEYS] ?? "").split(KEY_SEPARATOR).filter((k) => k.length > 0),
+    keys: splitKeys(properties[MessageConst.KEYS]),
     msgId: uniq ?? r.msgId,
     offsetMsgId: r.msgId,
     properties,

@@ -6,9 +6,9 @@
  */
 import type { Logger } from "../log.ts";
 import { ReplyMessageRequestHeader } from "../protocol/headers/reply.ts";
-import { decodeProperties, KEY_SEPARATOR, MessageConst, MessageSysFlag } from "../protocol/message/index.ts";
+import { decodeProperties, MessageConst, splitKeys } from "../protocol/message/index.ts";
 import { RemotingCommand, ResponseCode } from "../remoting/index.ts";
-import { decompressBody } from "./compression.ts";
+import { receivedBody } from "./compression.ts";
 import { MQClientError } from "./errors.ts";
 import type { MessageExt } from "./message.ts";
 
@@ -97,22 +97,16 @@ export function receiveReply(req: RemotingCommand, futures: RequestFutures, log:
 /** The pushed reply as a consumer would see it, with ARRIVE_TIME = `arrivedAt`. */
 export function replyMessageOf(req: RemotingCommand, arrivedAt: number): MessageExt {
   const h = ReplyMessageRequestHeader.decode(req.extFields);
-  let body: Uint8Array = req.body ?? new Uint8Array(0);
-  let sysFlag = h.sysFlag;
-  if ((sysFlag & MessageSysFlag.COMPRESSED_FLAG) !== 0) {
-    const inflated = decompressBody(body, sysFlag);
-    if (!inflated) throw new Error("reply body does not decompress");
-    body = inflated;
-    sysFlag &= ~(MessageSysFlag.COMPRESSED_FLAG | MessageSysFlag.COMPRESSION_TYPE_MASK);
-  }
+  const received = receivedBody(req.body ?? new Uint8Array(0), h.sysFlag);
+  if (!received) throw new Error("reply body does not decompress");
+  const { body, sysFlag } = received;
   const properties = Object.fromEntries(decodeProperties(h.properties ?? "")) as Record<string, string>;
   properties[MessageConst.ARRIVE_TIME] = String(arrivedAt);
-  const keys = properties[MessageConst.KEYS];
   return {
     topic: h.topic,
     body,
     tags: properties[MessageConst.TAGS],
-    keys: keys ? keys.split(KEY_SEPARATOR).filter((k) => k.length > 0) : [],
+    keys: splitKeys(properties[MessageConst.KEYS]),
     msgId: properties[MessageConst.UNIQ_KEY] ?? "",
     // A pushed reply has no stored position of its own (the broker may store it after the push).
     offsetMsgId: "",
