@@ -22,9 +22,8 @@ import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { STORED_STATUSES } from "../services/stored-message.ts";
-import type { MessageToStore } from "../store/message-store.ts";
 import { CALL_CLIENT_TIMEOUT_MS } from "./consumer-call.ts";
-import { checkAndPickQueue } from "./send.ts";
+import { checkAndPickQueue, messageToStore } from "./send.ts";
 import { bornHostOf } from "./send-properties.ts";
 
 type SendHeader = ReturnType<typeof decodeSendHeader>;
@@ -133,21 +132,9 @@ async function storeReply(
   body: Uint8Array,
   rc: RequestContext,
 ): Promise<{ msgId: string; queueOffset: number } | null> {
-  const msg: MessageToStore = {
-    topic: h.topic,
-    queueId,
-    flag: h.flag,
-    body,
-    properties,
-    propertiesString: h.properties ?? "",
-    bornTimestamp: h.bornTimestamp,
-    bornHost: bornHostOf(rc),
-    storeHost: ctx.storeHost,
-    sysFlag: h.sysFlag,
-    reconsumeTimes: h.reconsumeTimes ?? 0,
-    preparedTransactionOffset: 0,
-  };
-  const put = await ctx.store.putMessage(msg);
+  const put = await ctx.store.putMessage(
+    messageToStore(ctx, h, queueId, body, rc, properties, h.properties ?? ""),
+  );
   if (!put.result || !STORED_STATUSES.has(put.status)) {
     ctx.log.warn({ topic: h.topic, status: put.status }, "reply message not stored");
     return null;

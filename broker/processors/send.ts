@@ -174,6 +174,19 @@ function buildMessage(
   if (!body || body.length === 0)
     throw new RemotingError(ResponseCode.MESSAGE_ILLEGAL, "message body is empty");
   const { properties, propertiesString } = storedProperties(ctx, h.properties ?? "", brokerSuffixOf(ctx));
+  return messageToStore(ctx, h, queueId, body, rc, properties, propertiesString);
+}
+
+/** The stored form of one sent message, with its properties as the caller settled them. */
+export function messageToStore(
+  ctx: BrokerContext,
+  h: SendMessageRequestHeader,
+  queueId: number,
+  body: Uint8Array,
+  rc: RequestContext,
+  properties: ReadonlyMap<string, string>,
+  propertiesString: string,
+): MessageToStore {
   return {
     topic: h.topic,
     queueId,
