@@ -3,16 +3,32 @@
  * tests and benchmarks; plus the small waiting helpers they share. Never sleeps blindly: the
  * broker's boot line on stdout (printed after it registered with the NameServer) means "ready".
  */
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 const repoRoot = join(import.meta.dir, "..", "..");
 
-/** A free loopback port whose VIP neighbour (port − 2) is free too. */
+/**
+ * Below the kernel's ephemeral range, which outgoing connections take their source ports from:
+ * a port picked inside it can be taken by some client's connection between the check here and the
+ * server's listen (ali-ons clients of earlier tests keep reconnecting in the background).
+ */
+const EPHEMERAL_LOW = (() => {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+})();
+const PORT_LOW = 10_002;
+
+/** A free loopback port, below the ephemeral range, whose VIP neighbour (port − 2) is free too. */
 export function freePort(): number {
   for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 30000);
+    const port = PORT_LOW + Math.floor(Math.random() * (EPHEMERAL_LOW - PORT_LOW));
     let a: { stop(closeActive?: boolean): void } | undefined;
     try {
       a = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
