@@ -27,9 +27,15 @@ export class HmacSha1 {
   private readonly outer = new Uint8Array(BLOCK + DIGEST);
   /** Where the inner hash writes its digest; a view made once (a view per call costs more than the copy). */
   private readonly innerDigest = this.outer.subarray(BLOCK);
+  /** The ipad key, then the text and body of the request being signed. */
   private scratch = new Uint8Array(4096);
   /** `scratch` after the ipad block, where UTF-8 text is encoded. */
   private scratchText = this.scratch.subarray(BLOCK);
+  /**
+   * The inner hash's input as last hashed, kept while the next one has the same length (a sender's
+   * requests mostly do): a view made per request costs about as much as writing its text.
+   */
+  private hashed = this.scratch.subarray(0, 0);
 
   constructor(secret: string) {
     const bytes = Buffer.from(secret, "utf8");
@@ -40,6 +46,7 @@ export class HmacSha1 {
       this.innerPad[i] = b ^ IPAD;
       this.outer[i] = b ^ OPAD;
     }
+    this.scratch.set(this.innerPad, 0);
   }
 
   /** Base64 of HMAC-SHA1(secret, UTF-8(text) ‖ body). */
@@ -56,27 +63,38 @@ export class HmacSha1 {
   }
 
   /**
-   * Base64 of HMAC-SHA1(secret, UTF-8(parts joined) ‖ body): what `sign` gives for the joined
-   * text, with ASCII parts written straight into the scratch buffer by a plain loop, so no joined
-   * string is built and flattened per request. Text with any other char is joined and encoded
-   * whole: a surrogate pair split between two parts must encode as the pair.
+   * Base64 of HMAC-SHA1(secret, UTF-8(the values of `keys` joined, in that order) ‖ body); a key
+   * with no value adds nothing. What `sign` gives for the joined text, but ASCII values are written
+   * straight from the record into the scratch buffer by a plain loop: no array of parts and no
+   * joined string is built per request. Text with any other char is joined and encoded whole, as
+   * is text that does not fit the scratch buffer yet: a surrogate pair split between two values
+   * must encode as the pair.
    */
-  signParts(parts: readonly string[], body: Uint8Array | null): string {
+  signFields(
+    values: Readonly<Record<string, string>>,
+    keys: readonly string[],
+    body: Uint8Array | null,
+  ): string {
     const bodyLength = body?.length ?? 0;
-    let chars = 0;
-    for (const part of parts) chars += part.length;
-    const most = BLOCK + chars * 3 + bodyLength;
-    if (most > SCRATCH_MAX) return this.stream(parts.join(""), body);
     try {
-      this.ensureScratch(most);
+      const s = this.scratch;
+      // Room for the body is kept from the start, so a value that fits is never moved.
+      const room = s.length - bodyLength;
+      if (room < BLOCK) return this.sign(joinValues(values, keys), body);
       let at = BLOCK;
-      for (const part of parts) {
-        at = this.writeAscii(part, at);
-        if (at < 0) return this.oneShot(parts.join(""), body, bodyLength, most);
+      for (let k = 0; k < keys.length; k++) {
+        const value = values[keys[k]!];
+        if (value === undefined) continue;
+        if (at + value.length > room) return this.sign(joinValues(values, keys), body);
+        for (let i = 0; i < value.length; i++) {
+          const c = value.charCodeAt(i);
+          if (c > 0x7f) return this.sign(joinValues(values, keys), body);
+          s[at++] = c;
+        }
       }
       return this.finish(at, body, bodyLength);
     } catch {
-      return this.stream(parts.join(""), body);
+      return this.stream(joinValues(values, keys), body);
     }
   }
 
@@ -89,26 +107,18 @@ export class HmacSha1 {
   private ensureScratch(most: number): void {
     if (this.scratch.length >= most) return;
     this.scratch = new Uint8Array(Math.min(SCRATCH_MAX, most * 2));
+    this.scratch.set(this.innerPad, 0);
     this.scratchText = this.scratch.subarray(BLOCK);
-  }
-
-  /** Writes ASCII `text` at `at` of the scratch (room checked by the caller): the end, or -1 for other text. */
-  private writeAscii(text: string, at: number): number {
-    const s = this.scratch;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c > 0x7f) return -1;
-      s[at++] = c;
-    }
-    return at;
+    this.hashed = this.scratch.subarray(0, 0);
   }
 
   /** The inner hash over ipad ‖ scratch[BLOCK, textEnd) ‖ body, then the outer hash, as Base64. */
   private finish(textEnd: number, body: Uint8Array | null, bodyLength: number): string {
     const s = this.scratch;
-    s.set(this.innerPad, 0);
     if (body !== null && bodyLength > 0) s.set(body, textEnd);
-    Bun.SHA1.hash(s.subarray(0, textEnd + bodyLength), this.innerDigest);
+    const length = textEnd + bodyLength;
+    if (this.hashed.length !== length) this.hashed = s.subarray(0, length);
+    Bun.SHA1.hash(this.hashed, this.innerDigest);
     return Bun.SHA1.hash(this.outer, "base64");
   }
 
@@ -117,4 +127,10 @@ export class HmacSha1 {
     if (body !== null && body.length > 0) hmac.update(body);
     return hmac.digest("base64");
   }
+}
+
+function joinValues(values: Readonly<Record<string, string>>, keys: readonly string[]): string {
+  let text = "";
+  for (const key of keys) text += values[key] ?? "";
+  return text;
 }

@@ -29,47 +29,79 @@ export function hmacKey(secretKey: string): HmacKey {
 }
 
 /**
- * Sorted key lists by the order the keys arrived in. Requests of one kind from one client carry the
- * same keys in the same order, so the sort is done once per shape and the lookup is a key-by-key
- * comparison. Bounded: a peer sending ever new shapes only costs a sort each.
+ * The keys whose values a signature covers, in signing order: the ext field keys sorted (Java's
+ * TreeMap order: UTF-16 code units, as Array.prototype.sort), `Signature` left out, and
+ * `_UNIQUE_KEY_QUERY` too for senders up to V4_9_3 (`version` is the sender's MQVersion ordinal;
+ * those add it after signing).
  */
-export class SortedKeys {
-  private readonly byFirstKey = new Map<string, { keys: string[]; sorted: string[] }>();
+export function signedKeysOf(ext: ExtFields, version = Number.MAX_SAFE_INTEGER): string[] {
+  return signedOfSorted(Object.keys(ext).sort(), version <= V4_9_3);
+}
+
+function signedOfSorted(sorted: readonly string[], skipUnique: boolean): string[] {
+  return sorted.filter((k) => k !== AclField.SIGNATURE && !(skipUnique && k === UNIQUE_MSG_QUERY_FLAG));
+}
+
+/** One request shape: its keys in arrival order and the keys its signature covers, both ways. */
+interface Shape {
+  readonly keys: readonly string[];
+  readonly signed: readonly string[];
+  readonly signedUpToV4_9_3: readonly string[];
+}
+
+function shapeOf(keys: readonly string[]): Shape {
+  const sorted = [...keys].sort();
+  return { keys, signed: signedOfSorted(sorted, false), signedUpToV4_9_3: signedOfSorted(sorted, true) };
+}
+
+const NO_KEYS: Shape = Object.freeze({ keys: [], signed: [], signedUpToV4_9_3: [] });
+
+/**
+ * `signedKeysOf` by the order the keys arrived in. Requests of one kind from one client carry the
+ * same keys in the same order, so the sort and the filtering are done once per shape and the
+ * lookup is a key-by-key comparison. Bounded: a peer sending ever new shapes only costs a sort each.
+ */
+export class SignedKeys {
+  private readonly byFirstKey = new Map<string, Shape>();
   private static readonly SHAPES_MAX = 256;
   /** Shapes with more, or longer, keys are sorted every time rather than kept. */
   private static readonly SHAPE_KEYS_MAX = 48;
   private static readonly SHAPE_CHARS_MAX = 1024;
 
   /** The shape seen last: a client's requests of one kind arrive in runs, so most lookups end here. */
-  private last: { keys: string[]; sorted: string[] } | null = null;
+  private last: Shape | null = null;
 
-  of(ext: ExtFields): string[] {
+  of(ext: ExtFields, version = Number.MAX_SAFE_INTEGER): readonly string[] {
+    const shape = this.shape(ext);
+    return version <= V4_9_3 ? shape.signedUpToV4_9_3 : shape.signed;
+  }
+
+  private shape(ext: ExtFields): Shape {
     const last = this.last;
     // Walked in place: the usual repeat costs no key array.
-    if (last !== null && keysInOrder(ext, last.keys)) return last.sorted;
+    if (last !== null && keysInOrder(ext, last.keys)) return last;
     const keys = Object.keys(ext);
-    if (keys.length === 0) return keys;
+    if (keys.length === 0) return NO_KEYS;
     const cacheKey = `${keys.length}\u0000${keys[0]}\u0000${keys[keys.length - 1]}`;
     const hit = this.byFirstKey.get(cacheKey);
     if (hit && sameKeys(hit.keys, keys)) {
       this.last = hit;
-      return hit.sorted;
+      return hit;
     }
-    const sorted = [...keys].sort();
-    if (!SortedKeys.worthKeeping(keys)) return sorted;
-    if (this.byFirstKey.size >= SortedKeys.SHAPES_MAX) this.byFirstKey.clear();
-    const shape = { keys, sorted };
+    const shape = shapeOf(keys);
+    if (!SignedKeys.worthKeeping(keys)) return shape;
+    if (this.byFirstKey.size >= SignedKeys.SHAPES_MAX) this.byFirstKey.clear();
     this.byFirstKey.set(cacheKey, shape);
     this.last = shape;
-    return sorted;
+    return shape;
   }
 
   /** Real requests have a few short keys; a peer's odd shapes must not pin large strings here. */
   private static worthKeeping(keys: readonly string[]): boolean {
-    if (keys.length > SortedKeys.SHAPE_KEYS_MAX) return false;
+    if (keys.length > SignedKeys.SHAPE_KEYS_MAX) return false;
     let chars = 0;
     for (const k of keys) chars += k.length;
-    return chars <= SortedKeys.SHAPE_CHARS_MAX;
+    return chars <= SignedKeys.SHAPE_CHARS_MAX;
   }
 }
 
@@ -87,26 +119,17 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
- * The Base64 HMAC of a request's content. `version` is the sender's MQVersion ordinal: senders up
- * to V4_9_3 have `_UNIQUE_KEY_QUERY` left out (they add it after signing).
+ * The Base64 HMAC of a request's content, by the definition (the keys sorted on each call). The
+ * broker and the client sign through a SignedKeys cache and `HmacKey.signFields` instead.
  */
 export function computeSignature(
   key: HmacKey | string,
   ext: ExtFields | null,
   body: Uint8Array | null,
-  sortedKeys: readonly string[] = ext ? Object.keys(ext).sort() : [],
   version = Number.MAX_SAFE_INTEGER,
 ): string {
-  const parts: string[] = [];
-  if (ext) {
-    const skipUnique = version <= V4_9_3;
-    for (const k of sortedKeys) {
-      if (k === AclField.SIGNATURE || (skipUnique && k === UNIQUE_MSG_QUERY_FLAG)) continue;
-      const value = ext[k];
-      if (value !== undefined) parts.push(value);
-    }
-  }
-  return (typeof key === "string" ? hmacKey(key) : key).signParts(parts, body);
+  const hmac = typeof key === "string" ? hmacKey(key) : key;
+  return ext ? hmac.signFields(ext, signedKeysOf(ext, version), body) : hmac.signFields({}, [], body);
 }
 
 /**
@@ -127,12 +150,12 @@ export function signaturesEqual(expected: string, given: string | undefined): bo
  */
 export function createRequestSigner(credentials: SessionCredentials): (request: RemotingCommand) => void {
   const key = hmacKey(credentials.secretKey);
-  const sortedKeys = new SortedKeys();
+  const signedKeys = new SignedKeys();
   return (request) => {
     const ext: ExtFields = { ...request.extFields };
     ext[AclField.ACCESS_KEY] = credentials.accessKey;
     if (credentials.securityToken !== undefined) ext[AclField.SECURITY_TOKEN] = credentials.securityToken;
-    ext[AclField.SIGNATURE] = computeSignature(key, ext, request.body, sortedKeys.of(ext));
+    ext[AclField.SIGNATURE] = key.signFields(ext, signedKeys.of(ext), request.body);
     request.extFields = ext;
   };
 }

@@ -24,16 +24,18 @@ import { AclField, TRACE_TOPIC } from "./constants.ts";
 import { AclDenied } from "./errors.ts";
 import { ADMIN_ONLY_CODES, isRetryTopic, Permission, permits } from "./permission.ts";
 import { type NeededPerms, neededPerms } from "./resource-of-request.ts";
-import { computeSignature, SortedKeys, signaturesEqual } from "./signature.ts";
+import { SignedKeys, signaturesEqual } from "./signature.ts";
 
 /** What is known about one connection under one snapshot, so it is worked out once, not per request. */
 interface PeerFacts {
   snapshot: AclSnapshot;
   host: string;
   globallyWhite: boolean;
-  /** The account last used on this connection and whether its white list admits the peer. */
-  account: AclAccount | null;
-  accountWhite: boolean;
+  /**
+   * Who requests naming the account last used on this connection speak for (`signed` false: its
+   * white list admits the peer), kept so a run of requests allocates nothing and hashes no key.
+   */
+  caller: AccountCaller | null;
 }
 
 /** Java's PlainAccessResource.printStr. */
@@ -66,15 +68,15 @@ function checkPerms(account: AclAccount, code: number, needed: NeededPerms): voi
  * was looked at. `account`: the account named by AccessKey, vouched for by its signature (`signed`)
  * or by the peer matching the account's own whiteRemoteAddress.
  */
-export type Caller =
-  | { readonly kind: "white-listed" }
-  | { readonly kind: "account"; readonly account: AclAccount; readonly signed: boolean };
+export type Caller = { readonly kind: "white-listed" } | AccountCaller;
+
+type AccountCaller = { readonly kind: "account"; readonly account: AclAccount; readonly signed: boolean };
 
 const WHITE_LISTED: Caller = Object.freeze({ kind: "white-listed" });
 
 export class PlainAccessValidator {
   private snapshot: AclSnapshot = EMPTY_SNAPSHOT;
-  private readonly sortedKeys = new SortedKeys();
+  private readonly signedKeys = new SignedKeys();
   private readonly peers = new WeakMap<Connection, PeerFacts>();
 
   get current(): AclSnapshot {
@@ -106,32 +108,32 @@ export class PlainAccessValidator {
    * Steps 2–5 whatever the global white list says: for requests that need a named account (the
    * NameServer's state changes), an address alone does not say who is asking.
    */
-  identifyAccount(request: RemotingCommand, connection: Connection): Caller & { kind: "account" } {
+  identifyAccount(request: RemotingCommand, connection: Connection): AccountCaller {
     return this.accountOf(request, this.peerFacts(connection));
   }
 
-  private accountOf(request: RemotingCommand, peer: PeerFacts): Caller & { kind: "account" } {
+  private accountOf(request: RemotingCommand, peer: PeerFacts): AccountCaller {
     const ext = request.extFields;
     const accessKey = ext?.[AclField.ACCESS_KEY];
     if (ext === null || accessKey === undefined) throw new AclDenied("No accessKey is configured");
-    const account = peer.snapshot.accounts.get(accessKey);
-    if (account === undefined) throw new AclDenied(`No acl config for ${accessKey}`);
-    if (peer.account !== account) {
-      peer.account = account;
-      peer.accountWhite = account.white(peer.host);
+    let caller = peer.caller;
+    // Facts are per snapshot, in which an access key names one account.
+    if (caller === null || caller.account.accessKey !== accessKey) {
+      const account = peer.snapshot.accounts.get(accessKey);
+      if (account === undefined) throw new AclDenied(`No acl config for ${accessKey}`);
+      caller = Object.freeze({ kind: "account", account, signed: !account.white(peer.host) });
+      peer.caller = caller;
     }
-    if (peer.accountWhite) return { kind: "account", account, signed: false };
-    const expected = computeSignature(
-      account.hmacKey,
+    if (!caller.signed) return caller;
+    const expected = caller.account.hmacKey.signFields(
       ext,
+      this.signedKeys.of(ext, request.version),
       request.body,
-      this.sortedKeys.of(ext),
-      request.version,
     );
     if (!signaturesEqual(expected, ext[AclField.SIGNATURE])) {
       throw new AclDenied(`Check signature failed for accessKey=${accessKey}`);
     }
-    return { kind: "account", account, signed: true };
+    return caller;
   }
 
   private peerFacts(connection: Connection): PeerFacts {
@@ -142,8 +144,7 @@ export class PlainAccessValidator {
       snapshot: this.snapshot,
       host,
       globallyWhite: this.snapshot.globalWhite(host),
-      account: null,
-      accountWhite: false,
+      caller: null,
     };
     this.peers.set(connection, facts);
     return facts;

@@ -70,8 +70,19 @@ describe("HmacSha1", () => {
   });
 });
 
-describe("signParts", () => {
-  test("any parts and body: the same as signing the joined text, and as createHmac over the joined bytes", () => {
+/** `parts` as a record whose keys, in `keys` order, give the parts in order. */
+function asFields(parts: readonly string[]): { values: Record<string, string>; keys: string[] } {
+  const values: Record<string, string> = {};
+  const keys = parts.map((part, i) => {
+    const key = `k${parts.length - i}`;
+    values[key] = part;
+    return key;
+  });
+  return { values, keys };
+}
+
+describe("signFields", () => {
+  test("any values and body: the same as signing the joined text, and as createHmac over the joined bytes", () => {
     fc.assert(
       fc.property(
         fc.string({ unit: "binary", maxLength: 100 }),
@@ -96,7 +107,8 @@ describe("signParts", () => {
           for (const [parts, body] of requests) {
             const joined = parts.join("");
             const expected = reference(secret, joined, body ?? new Uint8Array());
-            expect(key.signParts(parts, body)).toBe(expected);
+            const { values, keys } = asFields(parts);
+            expect(key.signFields(values, keys, body)).toBe(expected);
             expect(key.sign(joined, body)).toBe(expected);
           }
         },
@@ -105,17 +117,33 @@ describe("signParts", () => {
     );
   });
 
-  test("a surrogate pair split between two parts is signed as the pair, as Java joins before encoding", () => {
+  test("a surrogate pair split between two values is signed as the pair, as Java joins before encoding", () => {
     const key = new HmacSha1("secret");
     const grin = "😀";
-    const parts = [`a${grin[0]}`, `${grin[1]}b`];
-    expect(key.signParts(parts, null)).toBe(reference("secret", `a${grin}b`, new Uint8Array()));
+    const { values, keys } = asFields([`a${grin[0]}`, `${grin[1]}b`]);
+    expect(key.signFields(values, keys, null)).toBe(reference("secret", `a${grin}b`, new Uint8Array()));
   });
 
-  test("parts past the scratch limit are streamed and give the same signature", () => {
+  test("only the values of the keys given, in the order given; a key with no value adds nothing", () => {
+    const key = new HmacSha1("secret");
+    const values = { a: "1", b: "2", c: "3" };
+    expect(key.signFields(values, ["c", "missing", "a"], null)).toBe(reference("secret", "31", null));
+  });
+
+  test("values past the scratch limit are streamed and give the same signature", () => {
     const key = new HmacSha1("secret");
     const parts = ["x".repeat(40_000), "y".repeat(40_000)];
     const body = new Uint8Array(1000).fill(7);
-    expect(key.signParts(parts, body)).toBe(reference("secret", parts.join(""), body));
+    const { values, keys } = asFields(parts);
+    expect(key.signFields(values, keys, body)).toBe(reference("secret", parts.join(""), body));
+  });
+
+  test("values that outgrow the scratch buffer, then fit: each signed as createHmac signs it", () => {
+    const key = new HmacSha1("secret");
+    const body = new Uint8Array(3000).fill(9);
+    for (const size of [10, 2000, 5000, 10, 20_000, 10]) {
+      const { values, keys } = asFields(["v".repeat(size), "w"]);
+      expect(key.signFields(values, keys, body)).toBe(reference("secret", `${"v".repeat(size)}w`, body));
+    }
   });
 });

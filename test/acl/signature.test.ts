@@ -7,7 +7,13 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createRequire } from "node:module";
-import { computeSignature, createRequestSigner, hmacKey, SortedKeys } from "../../src/acl/signature.ts";
+import {
+  computeSignature,
+  createRequestSigner,
+  hmacKey,
+  SignedKeys,
+  signedKeysOf,
+} from "../../src/acl/signature.ts";
 import { decodeFrame, FRAME_LENGTH_BYTES, RemotingCommand } from "../../src/remoting/index.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -54,21 +60,26 @@ describe("signature vectors", () => {
 
   test("_UNIQUE_KEY_QUERY is signed by senders after V4_9_3 only", () => {
     const ext = { AccessKey: "RocketMQ", _UNIQUE_KEY_QUERY: "true" };
-    const keys = Object.keys(ext).sort();
-    const withFlag = computeSignature("12345678", ext, null, keys, 401);
-    expect(computeSignature("12345678", ext, null, keys, 399)).toBe("IUc8rrO/0gDch8CjObLQsW2rsiA=");
+    const withFlag = computeSignature("12345678", ext, null, 401);
+    expect(computeSignature("12345678", ext, null, 399)).toBe("IUc8rrO/0gDch8CjObLQsW2rsiA=");
     expect(withFlag).not.toBe("IUc8rrO/0gDch8CjObLQsW2rsiA=");
   });
 
-  test("the sorted-key cache answers each shape as a fresh sort would", () => {
-    const cache = new SortedKeys();
+  test("the signed-key cache answers each shape and sender version as a fresh sort would", () => {
+    const cache = new SignedKeys();
     const shapes: Record<string, string>[] = [
       { b: "1", a: "2" },
       { a: "1", b: "2" },
       { b: "1", a: "2", c: "3" },
       { b: "x", a: "y" },
+      { b: "1", Signature: "s", _UNIQUE_KEY_QUERY: "true", AccessKey: "ak" },
+      {},
     ];
-    for (const ext of [...shapes, ...shapes]) expect(cache.of(ext)).toEqual(Object.keys(ext).sort());
+    for (const ext of [...shapes, ...shapes]) {
+      for (const version of [399, 401]) expect(cache.of(ext, version)).toEqual(signedKeysOf(ext, version));
+    }
+    expect(signedKeysOf(shapes[4]!, 401)).toEqual(["AccessKey", "_UNIQUE_KEY_QUERY", "b"]);
+    expect(signedKeysOf(shapes[4]!, 399)).toEqual(["AccessKey", "b"]);
   });
 });
 
