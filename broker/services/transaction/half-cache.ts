@@ -49,8 +49,11 @@ export class HalfCache {
       bornHost: msg.bornHost,
       storeHost: msg.storeHost,
       reconsumeTimes: msg.reconsumeTimes,
-      // A copy: the request's body may be a view into a frame buffer the transport reuses.
-      body: msg.body.slice(),
+      // A copy of its own: the request's body is a view into the socket chunk it arrived in, often
+      // a Buffer, whose slice() is another view (Node's semantics), not a copy. Kept until the END,
+      // that view held the whole chunk (and every frame in it) past a young collection: the heap
+      // then grew by megabytes per collection and the server spent more on GC than on the send.
+      body: new Uint8Array(msg.body),
       propertiesString: msg.propertiesString,
       properties: msg.properties,
     };
