@@ -97,10 +97,32 @@ function integerHeader(name: string, v: string): number {
 
 export type BodyEncoding = "auto" | "text" | "base64";
 
+/** A received message as JSON. */
+export interface MessageOutput {
+  msgId: string;
+  offsetMsgId: string;
+  topic: string;
+  brokerName: string;
+  queueId: number;
+  queueOffset: number;
+  keys: string[];
+  properties: Record<string, string>;
+  body: string;
+  bodyEncoding: "text" | "base64";
+  bornTimestamp: number;
+  storeTimestamp: number;
+  bornHost: string;
+  storeHost: string;
+  reconsumeTimes: number;
+  tags?: string;
+}
+
 /** A received message as JSON; `encoding` picks how the body is written. */
-export function encodeOutput(m: MessageExt, encoding: BodyEncoding) {
+export function encodeOutput(m: MessageExt, encoding: BodyEncoding): MessageOutput {
   const body = bodyText(m.body, encoding);
-  const out = {
+  // Built in one object, tags added last (absent when the message has none): the WebSocket push
+  // does this per message.
+  const out: MessageOutput = {
     msgId: m.msgId,
     offsetMsgId: m.offsetMsgId,
     topic: m.topic,
@@ -117,7 +139,8 @@ export function encodeOutput(m: MessageExt, encoding: BodyEncoding) {
     storeHost: m.storeHost,
     reconsumeTimes: m.reconsumeTimes,
   };
-  return m.tags === undefined ? out : { ...out, tags: m.tags };
+  if (m.tags !== undefined) out.tags = m.tags;
+  return out;
 }
 
 function bodyText(bytes: Uint8Array, encoding: BodyEncoding): { text: string; encoding: "text" | "base64" } {

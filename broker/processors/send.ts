@@ -49,9 +49,15 @@ export function createSendProcessor(ctx: BrokerContext, steps: SendPipeline) {
   const traceOn = String(ctx.brokerConfig.traceOn);
   const regionId = ctx.brokerConfig.regionId;
 
-  /** A send answer: header fields plus the two extFields every send response carries. */
-  const answer = (code: number, remark: string | null, ext: Record<string, string> = {}) =>
-    RemotingCommand.response(code, remark, { ...ext, MSG_REGION: regionId, TRACE_ON: traceOn });
+  /**
+   * A send answer: header fields plus the two extFields every send response carries, added to
+   * `ext` (always a fresh object: a header just encoded, or the default), not copied into another.
+   */
+  const answer = (code: number, remark: string | null, ext: Record<string, string> = {}) => {
+    ext.MSG_REGION = regionId;
+    ext.TRACE_ON = traceOn;
+    return RemotingCommand.response(code, remark, ext);
+  };
 
   return async (request: RemotingCommand, rc: RequestContext): Promise<RemotingCommand> => {
     const v2 = request.code !== RequestCode.SEND_MESSAGE && request.code !== RequestCode.SEND_REPLY_MESSAGE;

@@ -14,6 +14,7 @@ import type { GatewayDeps } from "../context.ts";
 import { GatewayProblem, problemBody, toProblem } from "../errors.ts";
 import { Leases } from "../leases.ts";
 import { decodeInput } from "../message-codec.ts";
+import { parse } from "../message-input.ts";
 import { sendAnswerOf } from "../produce-one.ts";
 import { validationProblem } from "../validation.ts";
 import {
@@ -29,6 +30,7 @@ import {
   subscribeFrame,
   UnsubscribeFrame,
 } from "./frames.ts";
+import { type FrameHeadValue, plainFrameHead, plainSettleFrame } from "./plain-frames.ts";
 import { SocketSubscriptions } from "./subscriptions.ts";
 
 export interface WsData {
@@ -98,12 +100,7 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
       metrics.wsFrames.inc({ type: "unknown" });
       throw badFrame("the frame is not JSON");
     }
-    const head = FrameHead.safeParse(frame);
-    if (!head.success) {
-      metrics.wsFrames.inc({ type: "unknown" });
-      throw validationProblem(head.error, "frame");
-    }
-    const { type, id } = head.data;
+    const { type, id } = plainFrameHead(frame) ?? frameHead(frame);
     metrics.wsFrames.inc({
       type: type === "publish" || type === "ping" || LEASE_FRAME_TYPES.has(type) ? type : "unknown",
     });
@@ -129,6 +126,16 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
     throw badFrame(
       `unknown frame type ${JSON.stringify(type)}; known: publish, ping, subscribe, credit, unsubscribe, ack, nack, extend`,
     );
+  }
+
+  /** The head of a frame the plain check left to zod; a 400 problem when it has none. */
+  function frameHead(frame: unknown): FrameHeadValue {
+    const head = FrameHead.safeParse(frame);
+    if (!head.success) {
+      metrics.wsFrames.inc({ type: "unknown" });
+      throw validationProblem(head.error, "frame");
+    }
+    return head.data;
   }
 
   function subscribe(ws: ServerWebSocket<WsData>, frame: unknown) {
@@ -176,9 +183,7 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
 
   /** ack / nack / extend: handles verified (a bad one refuses the frame), one result per handle. */
   async function settle(ws: ServerWebSocket<WsData>, frame: unknown) {
-    const parsed = SettleFrame.safeParse(frame);
-    if (!parsed.success) throw validationProblem(parsed.error, "frame");
-    const f = parsed.data;
+    const f = plainSettleFrame(frame) ?? parse(SettleFrame, frame, "frame");
     const handles = leases.verifyAll(f.receiptHandles ?? [f.receiptHandle!]);
     for (const h of handles) authorize(ws.data.apiKey, "consume", h.topic);
     const ms = f.type === "extend" ? f.invisibleMs : f.type === "nack" ? f.delayMs : 0;

@@ -306,7 +306,22 @@ export function transactionIdOf(properties: Readonly<Record<string, string>>): s
 
 /** User properties of a received message: everything except the keys RocketMQ reserves. */
 export function userProperties(msg: MessageExt): Record<string, string> {
-  return Object.fromEntries(Object.entries(msg.properties).filter(([k]) => !RESERVED.has(k)));
+  // A loop, not entries/filter/fromEntries: every message a gateway hands out passes here.
+  const out: Record<string, string> = {};
+  const props = msg.properties;
+  for (const k of Object.keys(props)) {
+    if (RESERVED.has(k)) continue;
+    // Assignment would set the prototype; define an own property, as Object.fromEntries did.
+    if (k === "__proto__")
+      Object.defineProperty(out, k, {
+        value: props[k],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    else out[k] = props[k]!;
+  }
+  return out;
 }
 
 /** A consumed message from a retry topic is shown under its original topic (Java resetRetryAndNamespace). */

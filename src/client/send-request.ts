@@ -170,6 +170,7 @@ export function sendRequestParts(
     map.delete(MessageConst.MAX_RECONSUME_TIMES);
     properties = encodeProperties(map);
   }
+  // maxReconsumeTimes undefined is left out by encode: no conditional spread (a copy per send).
   const ext = SendMessageRequestHeaderV2.encode({
     producerGroup,
     topic: p.topic,
@@ -182,7 +183,7 @@ export function sendRequestParts(
     properties,
     reconsumeTimes,
     unitMode: false,
-    ...(maxReconsumeTimes !== undefined ? { maxReconsumeTimes } : {}),
+    maxReconsumeTimes,
     batch: p.batch,
     brokerName: mq.brokerName,
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { compressZlib, ZLIB_SYS_FLAG } from "../../src/client/compression.ts";
-import { decodeMessages, type MessageExt, toMessageExt } from "../../src/client/message.ts";
+import { decodeMessages, type MessageExt, toMessageExt, userProperties } from "../../src/client/message.ts";
 import { PulledMessage, putProperties } from "../../src/client/pulled-message.ts";
 import { readRecords } from "../../src/client/record-reader.ts";
 import {
@@ -140,4 +140,22 @@ describe("pull body decoding", () => {
     );
     expect(readRecords(good, "b").decodedBytes).toBe(good.length);
   });
+});
+
+test("userProperties keeps a consumed message's own properties in order, drops the reserved ones, and keeps __proto__ as an own property", () => {
+  const [m] = decodeMessages(
+    record(
+      {
+        properties:
+          "b\u00012\u0002TAGS\u0001t\u0002a\u00011\u0002UNIQ_KEY\u0001U\u0002__proto__\u0001p\u0002",
+      },
+      1,
+    ),
+    "broker-a",
+  );
+  const user = userProperties(m!);
+  expect(Object.keys(user)).toEqual(["b", "a", "__proto__"]);
+  expect(Object.getPrototypeOf(user)).toBe(Object.prototype);
+  expect(Object.getOwnPropertyDescriptor(user, "__proto__")?.value).toBe("p");
+  expect([user.b, user.a]).toEqual(["2", "1"]);
 });
