@@ -73,9 +73,9 @@ test("a frame head the plain check takes is exactly zod's parse; one zod refuses
 
 test("the frames a subscriber sends are taken without zod", () => {
   const handles = Array.from({ length: 64 }, (_, i) => `v1.${i}`);
-  const ack = { type: "ack", id: 7, receiptHandles: handles };
+  const ack = { type: "ack" as const, id: 7, receiptHandles: handles };
   expect(plainSettleFrame(ack)).toEqual({ ...ack, delayMs: 0, invisibleMs: 60_000 });
-  const nack = { type: "nack", id: "n1", receiptHandle: "v1.x", delayMs: 5000 };
+  const nack = { type: "nack" as const, id: "n1", receiptHandle: "v1.x", delayMs: 5000 };
   expect(plainSettleFrame(nack)).toEqual({ ...nack, invisibleMs: 60_000 });
   expect(plainSettleFrame({ type: "extend", receiptHandle: "v1.x", invisibleMs: 30_000 })).toEqual({
     type: "extend",
