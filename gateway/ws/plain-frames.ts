@@ -1,6 +1,7 @@
 /**
  * The frames a subscriber sends most, read without zod when they are plainly valid: the head of
- * every frame (type and id) and ack / nack / extend frames, which carry up to 64 handles each.
+ * every frame (type and id), ack / nack / extend frames, which carry up to 64 handles each, and
+ * the credit top-ups that go with them.
  * As message-input.ts does for produce bodies, each check accepts only what it can prove the zod
  * schema (frames.ts) accepts, and builds what zod would give; anything else, every invalid frame
  * included, goes to zod, so problems are zod's own.
@@ -22,7 +23,16 @@ export interface SettleFrameValue {
   invisibleMs: number;
 }
 
+export interface CreditFrameValue {
+  type: "credit";
+  id?: FrameIdValue;
+  subscription: string;
+  credit: number;
+}
+
 const TYPE_CHARS_MAX = 64;
+const SUBSCRIPTION_CHARS_MAX = 64;
+const CREDIT_FIELDS = new Set(["type", "id", "subscription", "credit"]);
 const ID_CHARS_MAX = 128;
 const HANDLES_MAX = 64;
 const MS_MAX = 12 * 3600 * 1000;
@@ -77,5 +87,24 @@ export function plainSettleFrame(v: unknown): SettleFrameValue | null {
   if (id !== undefined) out.id = id;
   if (receiptHandle !== undefined) out.receiptHandle = receiptHandle;
   if (receiptHandles !== undefined) out.receiptHandles = receiptHandles as string[];
+  return out;
+}
+
+/** creditFrame(creditMax)'s parse of `v`, or null when zod must decide. */
+export function plainCreditFrame(v: unknown, creditMax: number): CreditFrameValue | null {
+  if (!isRecord(v)) return null;
+  for (const name in v) if (!CREDIT_FIELDS.has(name)) return null;
+  const { type, id, subscription, credit } = v;
+  if (type !== "credit") return null;
+  if (id !== undefined && !plainId(id)) return null;
+  if (
+    typeof subscription !== "string" ||
+    subscription.length < 1 ||
+    subscription.length > SUBSCRIPTION_CHARS_MAX
+  )
+    return null;
+  if (!Number.isSafeInteger(credit) || (credit as number) < 1 || (credit as number) > creditMax) return null;
+  const out: CreditFrameValue = { type, subscription, credit: credit as number };
+  if (id !== undefined) out.id = id;
   return out;
 }

@@ -30,7 +30,7 @@ import {
   subscribeFrame,
   UnsubscribeFrame,
 } from "./frames.ts";
-import { type FrameHeadValue, plainFrameHead, plainSettleFrame } from "./plain-frames.ts";
+import { type FrameHeadValue, plainCreditFrame, plainFrameHead, plainSettleFrame } from "./plain-frames.ts";
 import { SocketSubscriptions } from "./subscriptions.ts";
 
 export interface WsData {
@@ -165,12 +165,11 @@ export function createWsHandler(deps: GatewayDeps): WebSocketHandler<WsData> {
   }
 
   function credit(ws: ServerWebSocket<WsData>, frame: unknown) {
-    const parsed = CreditFrame.safeParse(frame);
-    if (!parsed.success) throw validationProblem(parsed.error, "frame");
-    const sub = ws.data.subscriptions?.get(parsed.data.subscription);
-    if (!sub) throw noSubscription(parsed.data.subscription);
-    const total = sub.addCredit(parsed.data.credit);
-    send(ws, withId({ type: "credited", subscription: sub.id, credit: total }, parsed.data.id));
+    const f = plainCreditFrame(frame, options.wsCreditMax) ?? parse(CreditFrame, frame, "frame");
+    const sub = ws.data.subscriptions?.get(f.subscription);
+    if (!sub) throw noSubscription(f.subscription);
+    const total = sub.addCredit(f.credit);
+    send(ws, withId({ type: "credited", subscription: sub.id, credit: total }, f.id));
   }
 
   function unsubscribe(ws: ServerWebSocket<WsData>, frame: unknown) {

@@ -1,12 +1,12 @@
 /**
- * The zod-free reads of WebSocket frame heads and ack / nack / extend frames (gateway/ws/
+ * The zod-free reads of WebSocket frame heads, ack / nack / extend and credit frames (gateway/ws/
  * plain-frames.ts) never accept what the zod schema refuses, and give exactly zod's parse for what
  * they take; the plain shapes a subscriber sends are taken by them.
  */
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { FrameHead, SettleFrame } from "../../gateway/ws/frames.ts";
-import { plainFrameHead, plainSettleFrame } from "../../gateway/ws/plain-frames.ts";
+import { creditFrame, FrameHead, SettleFrame } from "../../gateway/ws/frames.ts";
+import { plainCreditFrame, plainFrameHead, plainSettleFrame } from "../../gateway/ws/plain-frames.ts";
 
 const handle = fc.oneof(
   fc.string({ minLength: 0, maxLength: 5 }),
@@ -71,11 +71,45 @@ test("a frame head the plain check takes is exactly zod's parse; one zod refuses
   );
 });
 
+const CREDIT_MAX = 256;
+const credits = fc.record(
+  {
+    type: fc.oneof(fc.constantFrom("credit", "ack"), fc.integer()),
+    id,
+    subscription: fc.oneof(
+      fc.string({ maxLength: 3 }),
+      fc.constant("s".repeat(64)),
+      fc.constant("s".repeat(65)),
+      fc.integer(),
+    ),
+    credit: fc.oneof(fc.integer({ min: -2, max: CREDIT_MAX + 2 }), fc.double(), fc.constant("4")),
+    extra: fc.anything(),
+  },
+  { requiredKeys: [] },
+);
+
+test("a credit frame the plain check takes is exactly zod's parse; one zod refuses it never takes", () => {
+  const schema = creditFrame(CREDIT_MAX);
+  fc.assert(
+    fc.property(fc.oneof(credits, fc.anything()), (v) => {
+      const plain = plainCreditFrame(v, CREDIT_MAX);
+      const zod = schema.safeParse(v);
+      if (plain !== null) expect(zod.success ? zod.data : "refused").toEqual(plain);
+    }),
+    { numRuns: 5000 },
+  );
+});
+
 test("the frames a subscriber sends are taken without zod", () => {
+  expect(plainCreditFrame({ type: "credit", subscription: "s1", credit: 64 }, CREDIT_MAX)).toEqual({
+    type: "credit",
+    subscription: "s1",
+    credit: 64,
+  });
   const handles = Array.from({ length: 64 }, (_, i) => `v1.${i}`);
-  const ack = { type: "ack", id: 7, receiptHandles: handles };
+  const ack = { type: "ack" as const, id: 7, receiptHandles: handles };
   expect(plainSettleFrame(ack)).toEqual({ ...ack, delayMs: 0, invisibleMs: 60_000 });
-  const nack = { type: "nack", id: "n1", receiptHandle: "v1.x", delayMs: 5000 };
+  const nack = { type: "nack" as const, id: "n1", receiptHandle: "v1.x", delayMs: 5000 };
   expect(plainSettleFrame(nack)).toEqual({ ...nack, invisibleMs: 60_000 });
   expect(plainSettleFrame({ type: "extend", receiptHandle: "v1.x", invisibleMs: 30_000 })).toEqual({
     type: "extend",
