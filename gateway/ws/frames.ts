@@ -12,7 +12,19 @@ import type { SendAnswer } from "../produce-one.ts";
 import { HANDLE_CHARS_MAX } from "../receipt-handle.ts";
 import { GroupName, MessageInput, TopicName } from "../schemas.ts";
 
-export const FrameId = z.union([z.string().max(128), z.number().int()]);
+/** Frame limits, shared with the schema-free reading of common frames (plain-frames.ts). */
+export const FRAME_LIMITS = {
+  idChars: 128,
+  typeChars: 64,
+  subscriptionChars: 64,
+  handlesPerFrame: 64,
+  invisibleMsMin: 1000,
+  invisibleMsMax: 12 * 3600 * 1000,
+  invisibleMsDefault: 60_000,
+} as const;
+const L = FRAME_LIMITS;
+
+export const FrameId = z.union([z.string().max(L.idChars), z.number().int()]);
 
 export const PublishFrame = z.object({
   type: z.literal("publish"),
@@ -26,8 +38,13 @@ export const PingFrame = z.object({ type: z.literal("ping"), id: FrameId.optiona
 /** Frame types of lease-based consume. */
 export const LEASE_FRAME_TYPES = new Set(["subscribe", "unsubscribe", "credit", "ack", "nack", "extend"]);
 
-const SubscriptionId = z.string().min(1).max(64);
-const INVISIBLE_MS_MAX = 12 * 3600 * 1000;
+const SubscriptionId = z.string().min(1).max(L.subscriptionChars);
+const InvisibleMs = z
+  .number()
+  .int()
+  .min(L.invisibleMsMin)
+  .max(L.invisibleMsMax)
+  .default(L.invisibleMsDefault);
 
 export const subscribeFrame = (creditMax: number) =>
   z.object({
@@ -38,7 +55,7 @@ export const subscribeFrame = (creditMax: number) =>
     tags: z.string().max(4096).optional(),
     sql: z.string().max(4096).optional(),
     credit: z.number().int().min(0).max(creditMax),
-    invisibleMs: z.number().int().min(1000).max(INVISIBLE_MS_MAX).default(60_000),
+    invisibleMs: InvisibleMs,
     bodyEncoding: z.enum(["auto", "text", "base64"]).default("auto"),
   });
 
@@ -56,7 +73,7 @@ export const UnsubscribeFrame = z.object({
   subscription: SubscriptionId,
 });
 
-const Handles = z.array(z.string().min(1).max(HANDLE_CHARS_MAX)).min(1).max(64);
+const Handles = z.array(z.string().min(1).max(HANDLE_CHARS_MAX)).min(1).max(L.handlesPerFrame);
 
 /** `receiptHandle` for one, `receiptHandles` for several. */
 export const SettleFrame = z
@@ -65,8 +82,8 @@ export const SettleFrame = z
     id: FrameId.optional(),
     receiptHandle: z.string().min(1).max(HANDLE_CHARS_MAX).optional(),
     receiptHandles: Handles.optional(),
-    delayMs: z.number().int().min(0).max(INVISIBLE_MS_MAX).default(0),
-    invisibleMs: z.number().int().min(1000).max(INVISIBLE_MS_MAX).default(60_000),
+    delayMs: z.number().int().min(0).max(L.invisibleMsMax).default(0),
+    invisibleMs: InvisibleMs,
   })
   .refine((f) => (f.receiptHandle === undefined) !== (f.receiptHandles === undefined), {
     message: "give receiptHandle or receiptHandles",
@@ -74,7 +91,7 @@ export const SettleFrame = z
   });
 
 /** Just enough of any frame to answer it: its type and id. */
-export const FrameHead = z.object({ type: z.string().max(64), id: FrameId.optional() });
+export const FrameHead = z.object({ type: z.string().max(L.typeChars), id: FrameId.optional() });
 
 export type FrameIdValue = z.infer<typeof FrameId>;
 

@@ -7,7 +7,7 @@
  * included, goes to zod, so problems are zod's own.
  */
 import { HANDLE_CHARS_MAX } from "../receipt-handle.ts";
-import type { FrameIdValue } from "./frames.ts";
+import { type FrameIdValue, FRAME_LIMITS as L } from "./frames.ts";
 
 export interface FrameHeadValue {
   type: string;
@@ -30,14 +30,7 @@ export interface CreditFrameValue {
   credit: number;
 }
 
-const TYPE_CHARS_MAX = 64;
-const SUBSCRIPTION_CHARS_MAX = 64;
 const CREDIT_FIELDS = new Set(["type", "id", "subscription", "credit"]);
-const ID_CHARS_MAX = 128;
-const HANDLES_MAX = 64;
-const MS_MAX = 12 * 3600 * 1000;
-const INVISIBLE_MS_MIN = 1000;
-const INVISIBLE_MS_DEFAULT = 60_000;
 const SETTLE_TYPES = new Set(["ack", "nack", "extend"]);
 const SETTLE_FIELDS = new Set(["type", "id", "receiptHandle", "receiptHandles", "delayMs", "invisibleMs"]);
 
@@ -45,17 +38,17 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 /** FrameId: a string of at most 128 characters or a (safe) integer. */
 const plainId = (v: unknown): v is FrameIdValue =>
-  (typeof v === "string" && v.length <= ID_CHARS_MAX) || Number.isSafeInteger(v);
+  (typeof v === "string" && v.length <= L.idChars) || Number.isSafeInteger(v);
 const plainHandle = (v: unknown): v is string =>
   typeof v === "string" && v.length >= 1 && v.length <= HANDLE_CHARS_MAX;
 const plainMs = (v: unknown, min: number): v is number =>
-  Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= MS_MAX;
+  Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= L.invisibleMsMax;
 
 /** FrameHead's parse of `v`, or null when zod must decide. */
 export function plainFrameHead(v: unknown): FrameHeadValue | null {
   if (!isRecord(v)) return null;
   const { type, id } = v;
-  if (typeof type !== "string" || type.length > TYPE_CHARS_MAX) return null;
+  if (typeof type !== "string" || type.length > L.typeChars) return null;
   if (id === undefined) return { type };
   return plainId(id) ? { type, id } : null;
 }
@@ -73,16 +66,16 @@ export function plainSettleFrame(v: unknown): SettleFrameValue | null {
     receiptHandles !== undefined &&
     (!Array.isArray(receiptHandles) ||
       receiptHandles.length < 1 ||
-      receiptHandles.length > HANDLES_MAX ||
+      receiptHandles.length > L.handlesPerFrame ||
       !receiptHandles.every(plainHandle))
   )
     return null;
   if (delayMs !== undefined && !plainMs(delayMs, 0)) return null;
-  if (invisibleMs !== undefined && !plainMs(invisibleMs, INVISIBLE_MS_MIN)) return null;
+  if (invisibleMs !== undefined && !plainMs(invisibleMs, L.invisibleMsMin)) return null;
   const out: SettleFrameValue = {
     type: type as SettleFrameValue["type"],
     delayMs: delayMs ?? 0,
-    invisibleMs: invisibleMs ?? INVISIBLE_MS_DEFAULT,
+    invisibleMs: invisibleMs ?? L.invisibleMsDefault,
   };
   if (id !== undefined) out.id = id;
   if (receiptHandle !== undefined) out.receiptHandle = receiptHandle;
@@ -100,7 +93,7 @@ export function plainCreditFrame(v: unknown, creditMax: number): CreditFrameValu
   if (
     typeof subscription !== "string" ||
     subscription.length < 1 ||
-    subscription.length > SUBSCRIPTION_CHARS_MAX
+    subscription.length > L.subscriptionChars
   )
     return null;
   if (!Number.isSafeInteger(credit) || (credit as number) < 1 || (credit as number) > creditMax) return null;
