@@ -9,12 +9,14 @@
  *    invisible time that makes every lease expire at one instant; RSS of the child idle and with
  *    all leases held; then how fast the broker redelivers them all (revive into the retry topic).
  *
- * Run: bun bench/pop.ts   (BENCH_POP_BACKLOG=200000 BENCH_POP_LEASES=1000000)
+ * Run: bun bench/pop.ts   (BENCH_POP_BACKLOG=200000 BENCH_POP_LEASES=1000000;
+ *      BENCH_SERVER_CPU_PROF=<dir> runs the server under --cpu-prof-md)
  */
 import pino from "pino";
 import { encodeBatch } from "../src/protocol/message/index.ts";
 import { RemotingClient, RemotingCommand, RequestCode } from "../src/remoting/index.ts";
 import { batchAckRequest, poppedCount, popRequest } from "./lib/pop-requests.ts";
+import { cpuProfileLauncher } from "./lib/proc-cpu.ts";
 import { printProgress, printTable, type Row } from "./lib/report.ts";
 import { BODY, createTopic, ok, pullRequest, sendRequest } from "./lib/requests.ts";
 import { startServer } from "./lib/start-server.ts";
@@ -145,7 +147,11 @@ async function maxOffset(c: RemotingClient, addr: string, topic: string): Promis
   return Number(r.extFields?.offset ?? 0);
 }
 
-const srv = await startServer({ name: "bench-pop" });
+const SERVER_CPU_PROF = process.env.BENCH_SERVER_CPU_PROF;
+const srv = await startServer({
+  name: "bench-pop",
+  ...(SERVER_CPU_PROF ? { launcher: cpuProfileLauncher(SERVER_CPU_PROF, "pop") } : {}),
+});
 const c = new RemotingClient({ name: "bench-pop", log });
 const addr = srv.brokerAddr;
 await createTopic(c, addr, "BenchPop", QUEUES);
