@@ -2,7 +2,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FileMessageStore } from "../../../broker/store/file-store.ts";
 import type { MessageToStore } from "../../../broker/store/message-store.ts";
+import type { StoreOptions } from "../../../broker/store/store-options.ts";
 import { encodeProperties, hostAddress } from "../../../src/protocol/message/index.ts";
 
 export async function tempDir(): Promise<{ path: string; [Symbol.asyncDispose](): Promise<void> }> {
@@ -49,4 +51,14 @@ export function manualClock(start = 1_700_000_000_000): { now: () => number; adv
 
 export function text(b: Uint8Array): string {
   return new TextDecoder().decode(b);
+}
+
+/** A file store opened in `root`, shut down when the `await using` scope that holds it ends. */
+export async function openedFileStore(
+  root: string,
+  options: Partial<StoreOptions> = {},
+): Promise<FileMessageStore & AsyncDisposable> {
+  const store = new FileMessageStore({ storePathRootDir: root, ...options });
+  await store.open();
+  return Object.assign(store, { [Symbol.asyncDispose]: () => store.shutdown() });
 }

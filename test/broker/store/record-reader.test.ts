@@ -12,7 +12,7 @@ import {
   SCRATCH_KEPT_MAX,
   ScratchBuffers,
 } from "../../../broker/store/read-buffers.ts";
-import { message, tempDir } from "./helpers.ts";
+import { message, openedFileStore, tempDir } from "./helpers.ts";
 
 const TOPIC = "ReadsT";
 const QUEUES = 3;
@@ -85,42 +85,32 @@ test("a batch read returns each record byte for byte as a read of that record al
 
 test("a batch read gathers its records in one buffer, back to back, in the order asked", async () => {
   await using dir = await tempDir();
-  const store = new FileMessageStore({ storePathRootDir: dir.path, mappedFileSizeCommitLog: 64 * 1024 });
-  await store.open();
-  try {
-    await putSome(store, 0, 30);
-    const spans = await spansOf(store, 1);
-    const batch = (await store.readRecords(spans)) as Uint8Array[];
-    expect(new Set(batch.map((r) => r.buffer)).size).toBe(1);
-    for (let i = 1; i < batch.length; i++)
-      expect(batch[i]!.byteOffset).toBe(batch[i - 1]!.byteOffset + batch[i - 1]!.byteLength);
-    // So an answer's body is a view of the batch, byte for byte the records one after another.
-    const body = joinRecords(batch);
-    expect([body.buffer === batch[0]!.buffer, hex(body)]).toEqual([true, hex(Buffer.concat(batch))]);
-    // Records not back to back (out of order here) are copied.
-    const swapped = [batch[1]!, batch[0]!];
-    const copy = joinRecords(swapped);
-    expect([copy.buffer === batch[0]!.buffer, hex(copy)]).toEqual([false, hex(Buffer.concat(swapped))]);
-  } finally {
-    await store.shutdown();
-  }
+  await using store = await openedFileStore(dir.path, { mappedFileSizeCommitLog: 64 * 1024 });
+  await putSome(store, 0, 30);
+  const spans = await spansOf(store, 1);
+  const batch = (await store.readRecords(spans)) as Uint8Array[];
+  expect(new Set(batch.map((r) => r.buffer)).size).toBe(1);
+  for (let i = 1; i < batch.length; i++)
+    expect(batch[i]!.byteOffset).toBe(batch[i - 1]!.byteOffset + batch[i - 1]!.byteLength);
+  // So an answer's body is a view of the batch, byte for byte the records one after another.
+  const body = joinRecords(batch);
+  expect([body.buffer === batch[0]!.buffer, hex(body)]).toEqual([true, hex(Buffer.concat(batch))]);
+  // Records not back to back (out of order here) are copied.
+  const swapped = [batch[1]!, batch[0]!];
+  const copy = joinRecords(swapped);
+  expect([copy.buffer === batch[0]!.buffer, hex(copy)]).toEqual([false, hex(Buffer.concat(swapped))]);
 });
 
 test("a span that is not a record reads as undefined without spoiling its neighbours in the batch", async () => {
   await using dir = await tempDir();
-  const store = new FileMessageStore({ storePathRootDir: dir.path, mappedFileSizeCommitLog: SEGMENT_BYTES });
-  await store.open();
-  try {
-    await putSome(store, 0, 12);
-    const spans = await spansOf(store, 0);
-    const [p, s] = spans[1]!;
-    const mixed: [number, number][] = [spans[0]!, [p + 1, s], ...spans.slice(2), [1 << 30, 100]];
-    const batch = await store.readRecords(mixed);
-    const alone = await singles(store, spans);
-    expect(batch.map(hex)).toEqual([alone[0], undefined, ...alone.slice(2), undefined]);
-  } finally {
-    await store.shutdown();
-  }
+  await using store = await openedFileStore(dir.path, { mappedFileSizeCommitLog: SEGMENT_BYTES });
+  await putSome(store, 0, 12);
+  const spans = await spansOf(store, 0);
+  const [p, s] = spans[1]!;
+  const mixed: [number, number][] = [spans[0]!, [p + 1, s], ...spans.slice(2), [1 << 30, 100]];
+  const batch = await store.readRecords(mixed);
+  const alone = await singles(store, spans);
+  expect(batch.map(hex)).toEqual([alone[0], undefined, ...alone.slice(2), undefined]);
 });
 
 test("scratch buffers kept between reads are bounded in number and size", () => {
@@ -136,36 +126,31 @@ test("scratch buffers kept between reads are bounded in number and size", () => 
 
 test("a run the CommitLog cannot read whole (part written, part still buffered) is read record by record, byte for byte", async () => {
   await using dir = await tempDir();
-  const store = new FileMessageStore({ storePathRootDir: dir.path, mappedFileSizeCommitLog: 64 * 1024 });
-  await store.open();
-  try {
-    await putSome(store, 0, 40);
-    const all = (await Promise.all(Array.from({ length: QUEUES }, (_, q) => spansOf(store, q))))
-      .flat()
-      .sort((a, b) => a[0] - b[0]);
-    const expected = await singles(store, all);
-    // A boundary inside the batch: a range crossing it is refused as the CommitLog refuses one
-    // that runs past what was written, while each record on either side still reads alone.
-    const boundary = all[17]![0];
-    const cl = store.cl;
-    const readInto = cl.readInto.bind(cl);
-    const refused: [number, number][] = [];
-    cl.readInto = async (target, at, offset, len) => {
-      if (offset < boundary && offset + len > boundary) {
-        refused.push([offset, len]);
-        return false;
-      }
-      return readInto(target, at, offset, len);
-    };
-    const batch = await store.readRecords(all);
-    expect(refused.length).toBeGreaterThan(0);
-    expect(batch.map(hex)).toEqual(expected);
-    // The fallback still gathers the batch back to back in one buffer.
-    const records = batch as Uint8Array[];
-    expect(new Set(records.map((r) => r.buffer)).size).toBe(1);
-    for (let i = 1; i < records.length; i++)
-      expect(records[i]!.byteOffset).toBe(records[i - 1]!.byteOffset + records[i - 1]!.byteLength);
-  } finally {
-    await store.shutdown();
-  }
+  await using store = await openedFileStore(dir.path, { mappedFileSizeCommitLog: 64 * 1024 });
+  await putSome(store, 0, 40);
+  const all = (await Promise.all(Array.from({ length: QUEUES }, (_, q) => spansOf(store, q))))
+    .flat()
+    .sort((a, b) => a[0] - b[0]);
+  const expected = await singles(store, all);
+  // A boundary inside the batch: a range crossing it is refused as the CommitLog refuses one
+  // that runs past what was written, while each record on either side still reads alone.
+  const boundary = all[17]![0];
+  const cl = store.cl;
+  const readInto = cl.readInto.bind(cl);
+  const refused: [number, number][] = [];
+  cl.readInto = async (target, at, offset, len) => {
+    if (offset < boundary && offset + len > boundary) {
+      refused.push([offset, len]);
+      return false;
+    }
+    return readInto(target, at, offset, len);
+  };
+  const batch = await store.readRecords(all);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(batch.map(hex)).toEqual(expected);
+  // The fallback still gathers the batch back to back in one buffer.
+  const records = batch as Uint8Array[];
+  expect(new Set(records.map((r) => r.buffer)).size).toBe(1);
+  for (let i = 1; i < records.length; i++)
+    expect(records[i]!.byteOffset).toBe(records[i - 1]!.byteOffset + records[i - 1]!.byteLength);
 });

@@ -5,9 +5,9 @@
  * clears it; it stays within its bound and reuses the buffers of dropped blocks.
  */
 import { expect, test } from "bun:test";
-import { FileMessageStore } from "../../../broker/store/file-store.ts";
+import type { FileMessageStore } from "../../../broker/store/file-store.ts";
 import { SPAN_CACHE_BLOCK_BYTES, SpanCache } from "../../../broker/store/span-cache.ts";
-import { message, tempDir } from "./helpers.ts";
+import { message, openedFileStore, tempDir } from "./helpers.ts";
 
 const TOPIC = "SpanT";
 const QUEUES = 4;
@@ -32,62 +32,45 @@ function countReads(store: FileMessageStore): { reads: number } {
 
 test("the runs of other queues over the same stretch are copied from the blocks the first read, byte for byte", async () => {
   await using dir = await tempDir();
-  const store = new FileMessageStore({
-    storePathRootDir: dir.path,
-    mappedFileSizeCommitLog: 4 * 1024 * 1024,
-  });
-  await store.open();
-  try {
-    // 1 KiB records, the queues in turn: a queue's 32 records span about 130 KiB of the log.
-    for (let i = 0; i < 400; i++)
-      await store.putMessage(message(TOPIC, i % QUEUES, `m${i}:${"x".repeat(1000)}`));
-    await store.flush();
-    const runs = await Promise.all(Array.from({ length: QUEUES }, (_, q) => spansOf(store, q, 32)));
-    const singles: (string | undefined)[][] = [];
-    for (const run of runs) {
-      const one: (string | undefined)[] = [];
-      for (const s of run) one.push(hex((await store.readRecords([s]))[0]));
-      singles.push(one);
-    }
-    const counter = countReads(store);
-    const first = await store.readRecords(runs[0]!);
-    const readsOfFirst = counter.reads;
-    expect(readsOfFirst).toBeGreaterThan(0);
-    for (let q = 1; q < QUEUES; q++) {
-      const batch = await store.readRecords(runs[q]!);
-      expect(batch.map(hex)).toEqual(singles[q]!);
-    }
-    expect(first.map(hex)).toEqual(singles[0]!);
-    // Every block the other queues needed was read for the first (or it is one block further).
-    expect(counter.reads - readsOfFirst).toBeLessThanOrEqual(1);
-  } finally {
-    await store.shutdown();
+  await using store = await openedFileStore(dir.path, { mappedFileSizeCommitLog: 4 * 1024 * 1024 });
+  // 1 KiB records, the queues in turn: a queue's 32 records span about 130 KiB of the log.
+  for (let i = 0; i < 400; i++)
+    await store.putMessage(message(TOPIC, i % QUEUES, `m${i}:${"x".repeat(1000)}`));
+  await store.flush();
+  const runs = await Promise.all(Array.from({ length: QUEUES }, (_, q) => spansOf(store, q, 32)));
+  const singles: (string | undefined)[][] = [];
+  for (const run of runs) {
+    const one: (string | undefined)[] = [];
+    for (const s of run) one.push(hex((await store.readRecords([s]))[0]));
+    singles.push(one);
   }
+  const counter = countReads(store);
+  const first = await store.readRecords(runs[0]!);
+  const readsOfFirst = counter.reads;
+  expect(readsOfFirst).toBeGreaterThan(0);
+  for (let q = 1; q < QUEUES; q++) {
+    const batch = await store.readRecords(runs[q]!);
+    expect(batch.map(hex)).toEqual(singles[q]!);
+  }
+  expect(first.map(hex)).toEqual(singles[0]!);
+  // Every block the other queues needed was read for the first (or it is one block further).
+  expect(counter.reads - readsOfFirst).toBeLessThanOrEqual(1);
 });
 
 test("a run whose blocks are not all written is read as before and not kept", async () => {
   await using dir = await tempDir();
-  const store = new FileMessageStore({
-    storePathRootDir: dir.path,
-    mappedFileSizeCommitLog: 4 * 1024 * 1024,
-  });
-  await store.open();
-  try {
-    for (let i = 0; i < 40; i++)
-      await store.putMessage(message(TOPIC, i % QUEUES, `m${i}:${"y".repeat(500)}`));
-    await store.flush();
-    // 40 records of 600 bytes: the log's first block is not yet wholly written.
-    expect(store.cl.writtenOffset).toBeLessThan(SPAN_CACHE_BLOCK_BYTES);
-    const run = await spansOf(store, 1, 10);
-    const batch = await store.readRecords(run);
-    expect(batch.every((r) => r !== undefined)).toBe(true);
-    expect(batch.map((r) => /m(\d+):/.exec(Buffer.from(r!).toString("latin1"))![1])).toEqual(
-      Array.from({ length: 10 }, (_, i) => String(i * QUEUES + 1)),
-    );
-    expect(store.reader.spans.size).toBe(0);
-  } finally {
-    await store.shutdown();
-  }
+  await using store = await openedFileStore(dir.path, { mappedFileSizeCommitLog: 4 * 1024 * 1024 });
+  for (let i = 0; i < 40; i++) await store.putMessage(message(TOPIC, i % QUEUES, `m${i}:${"y".repeat(500)}`));
+  await store.flush();
+  // 40 records of 600 bytes: the log's first block is not yet wholly written.
+  expect(store.cl.writtenOffset).toBeLessThan(SPAN_CACHE_BLOCK_BYTES);
+  const run = await spansOf(store, 1, 10);
+  const batch = await store.readRecords(run);
+  expect(batch.every((r) => r !== undefined)).toBe(true);
+  expect(batch.map((r) => /m(\d+):/.exec(Buffer.from(r!).toString("latin1"))![1])).toEqual(
+    Array.from({ length: 10 }, (_, i) => String(i * QUEUES + 1)),
+  );
+  expect(store.reader.spans.size).toBe(0);
 });
 
 test("a cut of the log (the written offset going back) drops every block", () => {
