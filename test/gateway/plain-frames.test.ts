@@ -49,26 +49,28 @@ const frame = fc.record(
 );
 const values = fc.oneof(frame, fc.anything());
 
-test("a settle frame the plain check takes is exactly zod's parse; one zod refuses it never takes", () => {
+/** Over `values`, whatever `plain` takes zod takes too, and parses to the same value. */
+function agreesWithZod(
+  values: fc.Arbitrary<unknown>,
+  plain: (v: unknown) => unknown,
+  schema: { safeParse(v: unknown): { success: boolean; data?: unknown } },
+): void {
   fc.assert(
     fc.property(values, (v) => {
-      const plain = plainSettleFrame(v);
-      const zod = SettleFrame.safeParse(v);
-      if (plain !== null) expect(zod.success ? zod.data : "refused").toEqual(plain);
+      const taken = plain(v);
+      const zod = schema.safeParse(v);
+      if (taken !== null) expect(zod.success ? zod.data : "refused").toEqual(taken);
     }),
     { numRuns: 5000 },
   );
+}
+
+test("a settle frame the plain check takes is exactly zod's parse; one zod refuses it never takes", () => {
+  agreesWithZod(values, plainSettleFrame, SettleFrame);
 });
 
 test("a frame head the plain check takes is exactly zod's parse; one zod refuses it never takes", () => {
-  fc.assert(
-    fc.property(values, (v) => {
-      const plain = plainFrameHead(v);
-      const zod = FrameHead.safeParse(v);
-      if (plain !== null) expect(zod.success ? zod.data : "refused").toEqual(plain);
-    }),
-    { numRuns: 5000 },
-  );
+  agreesWithZod(values, plainFrameHead, FrameHead);
 });
 
 const CREDIT_MAX = 256;
@@ -89,14 +91,10 @@ const credits = fc.record(
 );
 
 test("a credit frame the plain check takes is exactly zod's parse; one zod refuses it never takes", () => {
-  const schema = creditFrame(CREDIT_MAX);
-  fc.assert(
-    fc.property(fc.oneof(credits, fc.anything()), (v) => {
-      const plain = plainCreditFrame(v, CREDIT_MAX);
-      const zod = schema.safeParse(v);
-      if (plain !== null) expect(zod.success ? zod.data : "refused").toEqual(plain);
-    }),
-    { numRuns: 5000 },
+  agreesWithZod(
+    fc.oneof(credits, fc.anything()),
+    (v) => plainCreditFrame(v, CREDIT_MAX),
+    creditFrame(CREDIT_MAX),
   );
 });
 
