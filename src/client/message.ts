@@ -14,6 +14,7 @@ import {
   PROPERTY_SEPARATOR,
   splitKeys,
 } from "../protocol/message/index.ts";
+import { setOwn } from "../protocol/own-property.ts";
 import {
   DLQ_GROUP_TOPIC_PREFIX,
   groupNameProblem,
@@ -310,16 +311,7 @@ export function userProperties(msg: MessageExt): Record<string, string> {
   const out: Record<string, string> = {};
   const props = msg.properties;
   for (const k of Object.keys(props)) {
-    if (RESERVED.has(k)) continue;
-    // Assignment would set the prototype; define an own property, as Object.fromEntries did.
-    if (k === "__proto__")
-      Object.defineProperty(out, k, {
-        value: props[k],
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    else out[k] = props[k]!;
+    if (!RESERVED.has(k)) setOwn(out, k, props[k]!);
   }
   return out;
 }

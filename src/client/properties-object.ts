@@ -2,6 +2,7 @@
  * A properties string (spec §2.1) parsed straight into a plain object, for consumed messages.
  */
 import { MessageConst, scanProperties } from "../protocol/message/index.ts";
+import { setOwn } from "../protocol/own-property.ts";
 
 /**
  * The well-known property names by length and first character: reusing the constant spares
@@ -26,16 +27,7 @@ function propertyName(s: string, start: number, end: number): string {
 export function propertiesObject(s: string): Record<string, string> {
   const out: Record<string, string> = {};
   scanProperties(s, (start, sep, end) => {
-    const name = propertyName(s, start, sep);
-    // Assignment would set the prototype; Object.fromEntries defines an own property.
-    if (name === "__proto__")
-      Object.defineProperty(out, name, {
-        value: s.slice(sep + 1, end),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    else out[name] = s.slice(sep + 1, end);
+    setOwn(out, propertyName(s, start, sep), s.slice(sep + 1, end));
   });
   return out;
 }

@@ -2,6 +2,8 @@
  * RemotingCommand: the logical frame of the RocketMQ remoting protocol (spec remoting §2).
  * Requests and responses share the model; flag bit 0 tells them apart, bit 1 marks oneway.
  */
+
+import { setOwn } from "../protocol/own-property.ts";
 import { SerializeType } from "./serialize-type.ts";
 
 /** Flag bits (spec remoting §2.4). */
@@ -14,11 +16,7 @@ export type ExtFields = Record<string, string>;
 
 /** Sets an ext field safely: a peer may send any key, "__proto__" included. */
 export function setExtField(fields: ExtFields, key: string, value: string): void {
-  if (key === "__proto__") {
-    Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    fields[key] = value;
-  }
+  setOwn(fields, key, value);
 }
 
 export class RemotingCommand {

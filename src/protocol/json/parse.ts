@@ -3,6 +3,7 @@
  * identifier keys (`{0:"addr"}`), single-quoted strings, stray commas, and integers beyond 2^53
  * (kept exact as bigint). Standard JSON takes the native fast path and yields the same values.
  */
+import { setOwn } from "../own-property.ts";
 
 /** What parsing produces: plain data, with bigint only for integers outside ±(2^53 - 1). */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
@@ -50,11 +51,7 @@ export function parseLenient(text: string): JsonValue {
 
 /** Sets a key on a parsed object; "__proto__" stays plain data, as JSON.parse keeps it. */
 function put(obj: JsonObject, key: string, value: JsonValue): void {
-  if (key === "__proto__") {
-    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
+  setOwn(obj, key, value);
 }
 
 const IDENT_START = /[A-Za-z_$]/;
