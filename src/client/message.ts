@@ -14,7 +14,6 @@ import {
   PROPERTY_SEPARATOR,
   splitKeys,
 } from "../protocol/message/index.ts";
-import { setOwn } from "../protocol/own-property.ts";
 import {
   DLQ_GROUP_TOPIC_PREFIX,
   groupNameProblem,
@@ -22,6 +21,7 @@ import {
   RETRY_GROUP_TOPIC_PREFIX,
   topicNameProblem,
 } from "../protocol/topic-names.ts";
+import { setOwn } from "../remoting/own-property.ts";
 import { receivedBody } from "./compression.ts";
 import { clientError } from "./errors.ts";
 import { readMessages } from "./record-reader.ts";

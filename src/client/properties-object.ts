@@ -2,7 +2,7 @@
  * A properties string (spec §2.1) parsed straight into a plain object, for consumed messages.
  */
 import { MessageConst, scanProperties } from "../protocol/message/index.ts";
-import { setOwn } from "../protocol/own-property.ts";
+import { setOwn } from "../remoting/own-property.ts";
 
 /**
  * The well-known property names by length and first character: reusing the constant spares

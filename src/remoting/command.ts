@@ -3,7 +3,7 @@
  * Requests and responses share the model; flag bit 0 tells them apart, bit 1 marks oneway.
  */
 
-import { setOwn } from "../protocol/own-property.ts";
+import { setOwn } from "./own-property.ts";
 import { SerializeType } from "./serialize-type.ts";
 
 /** Flag bits (spec remoting §2.4). */

@@ -3,7 +3,7 @@
  * identifier keys (`{0:"addr"}`), single-quoted strings, stray commas, and integers beyond 2^53
  * (kept exact as bigint). Standard JSON takes the native fast path and yields the same values.
  */
-import { setOwn } from "../own-property.ts";
+import { setOwn } from "../../remoting/own-property.ts";
 
 /** What parsing produces: plain data, with bigint only for integers outside ±(2^53 - 1). */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
