@@ -14,6 +14,7 @@ import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { checkRuntimeChange, type RuntimeChange } from "../runtime-config.ts";
+import { ratioText } from "../store/disk-usage.ts";
 
 /** The version we report: V5_3_3 (spec broker §0 item 4). */
 export const BROKER_VERSION_DESC = "V5_3_3";
@@ -33,6 +34,7 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
   const now = Date.now();
   const put = ctx.stats.putNums.perSecond(now);
   const get = ctx.stats.getNums.perSecond(now);
+  const disk = await ctx.store.getDiskUsedPercents();
   return new Map([
     ["brokerVersionDesc", BROKER_VERSION_DESC],
     ["brokerVersion", String(BROKER_VERSION)],
@@ -60,8 +62,12 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
     ["remainHowManyDataToFlush", String(s.remainHowManyDataToFlush)],
     ["pageCacheLockTimeMills", "0"],
     ["earliestMessageTimeStamp", String(await ctx.store.getEarliestMessageTimeInStore())],
-    ["commitLogDiskRatio", "0.0"],
-    ["consumeQueueDiskRatio", "0.0"],
+    // Java also names the CommitLog's path in a key of its own (it may list several).
+    ["commitLogDiskRatio", ratioText(disk.commitLog)],
+    ...(disk.commitLogDir
+      ? [[`commitLogDiskRatio_${disk.commitLogDir}`, ratioText(disk.commitLog)] as const]
+      : []),
+    ["consumeQueueDiskRatio", ratioText(disk.consumeQueue)],
     ["sendThreadPoolQueueSize", "0"],
     ["sendThreadPoolQueueCapacity", String(ctx.brokerConfig.sendThreadPoolQueueCapacity)],
     ["pullThreadPoolQueueSize", "0"],

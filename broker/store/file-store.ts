@@ -12,6 +12,7 @@ import { Checkpoint } from "./checkpoint.ts";
 import { CommitLog } from "./commitlog.ts";
 import { CommitLogFlusher } from "./commitlog-flush.ts";
 import { ConsumeQueueStore } from "./consume-queue-store.ts";
+import { diskUsedPercent } from "./disk-usage.ts";
 import { Dispatcher, type MessageArrivedListener } from "./dispatch.ts";
 import { dispatchRequestOf } from "./dispatch-request.ts";
 import { IndexService } from "./index-service.ts";
@@ -23,6 +24,7 @@ import type {
   PutMessageResult,
   QueryMessageResult,
   QueueUnit,
+  StoreDiskUsage,
   StoreRuntimeStats,
 } from "./message-store.ts";
 import { prepareForStore, sameQueue, waitStoreMsgOk } from "./put-message.ts";
@@ -35,7 +37,7 @@ import {
 } from "./reads.ts";
 import { RecordReader } from "./record-reader.ts";
 import { type RecoveryReport, recover } from "./recovery.ts";
-import { runRetention, statfsUsedPercent } from "./retention.ts";
+import { runRetention } from "./retention.ts";
 import { BoundaryType, PutMessageStatus } from "./status.ts";
 import { StoreLock } from "./store-lock.ts";
 import { commitLogDir, DEFAULT_STORE_OPTIONS, parseDelayLevels, type StoreOptions } from "./store-options.ts";
@@ -81,7 +83,7 @@ export class FileMessageStore implements MessageStore {
     const o = this.options;
     this.log = deps.log ?? logger("store");
     this.now = deps.now ?? Date.now;
-    this.diskUsedPercent = deps.diskUsedPercent ?? statfsUsedPercent;
+    this.diskUsedPercent = deps.diskUsedPercent ?? diskUsedPercent;
     this.recoveryProgressIntervalMs = deps.recoveryProgressIntervalMs;
     this.cl = new CommitLog(commitLogDir(o), o.mappedFileSizeCommitLog);
     this.cqs = new ConsumeQueueStore(join(o.storePathRootDir, "consumequeue"), o.mappedFileSizeConsumeQueue);
@@ -180,7 +182,7 @@ export class FileMessageStore implements MessageStore {
   }
 
   private async checkDisk(): Promise<number> {
-    const used = await this.diskUsedPercent(this.cl.segments.dir).catch(() => 0);
+    const used = await this.diskUsedPercent(this.cl.segments.dir).catch(() => -1);
     const warning = Math.min(90, Math.max(35, this.options.diskSpaceWarningLevelRatio));
     const full = used > warning;
     if (full !== this.diskFull)
@@ -394,6 +396,14 @@ export class FileMessageStore implements MessageStore {
 
   async getEarliestMessageTime(topic: string, queueId: number): Promise<number> {
     return this.getMessageStoreTimeStamp(topic, queueId, this.getMinOffsetInQueue(topic, queueId));
+  }
+
+  async getDiskUsedPercents(): Promise<StoreDiskUsage> {
+    const [commitLog, consumeQueue] = await Promise.all([
+      this.diskUsedPercent(this.cl.segments.dir).catch(() => -1),
+      this.diskUsedPercent(this.cqs.dir).catch(() => -1),
+    ]);
+    return { commitLogDir: this.cl.segments.dir, commitLog, consumeQueue };
   }
 
   async getEarliestMessageTimeInStore(): Promise<number> {

@@ -25,6 +25,7 @@ import type {
   PutMessageResult,
   QueryMessageResult,
   QueueUnit,
+  StoreDiskUsage,
   StoreRuntimeStats,
 } from "./message-store.ts";
 import { prepareForStore, sameQueue } from "./put-message.ts";
@@ -222,6 +223,11 @@ export class MemoryMessageStore implements MessageStore {
 
   getEarliestMessageTime(topic: string, queueId: number): Promise<number> {
     return this.getMessageStoreTimeStamp(topic, queueId, this.getMinOffsetInQueue(topic, queueId));
+  }
+
+  /** No partition holds a memory store: unknown (-1), as Java answers for a path it cannot read. */
+  async getDiskUsedPercents(): Promise<StoreDiskUsage> {
+    return { commitLogDir: "", commitLog: -1, consumeQueue: -1 };
   }
 
   async getEarliestMessageTimeInStore(): Promise<number> {

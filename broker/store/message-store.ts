@@ -87,6 +87,13 @@ export interface StoreRuntimeStats {
   readonly bootTimestamp: number;
 }
 
+/** How full the partitions of the CommitLog and the consume queues are, in percents; -1: unknown. */
+export interface StoreDiskUsage {
+  readonly commitLogDir: string;
+  readonly commitLog: number;
+  readonly consumeQueue: number;
+}
+
 export interface MessageStore {
   /** Loads and recovers. Must be called once before anything else. */
   open(): Promise<void>;
@@ -120,6 +127,7 @@ export interface MessageStore {
   getEarliestMessageTime(topic: string, queueId: number): Promise<number>;
   /** Store time of the oldest message in the CommitLog, -1 if none. */
   getEarliestMessageTimeInStore(): Promise<number>;
+  getDiskUsedPercents(): Promise<StoreDiskUsage>;
   /**
    * Up to `max` units of a consume queue from `offset` (fewer at a file end; from the queue's min
    * offset if `offset` is below it), fillers included, for services that read a queue's tags slot.

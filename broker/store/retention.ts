@@ -2,7 +2,6 @@
  * Retention (spec §5.6): deletes expired CommitLog files oldest first, never the newest, then
  * trims consume queues and index files to the new CommitLog minimum.
  */
-import { statfs } from "node:fs/promises";
 import type { Logger } from "../../src/log.ts";
 import type { CommitLog } from "./commitlog.ts";
 import type { ConsumeQueueStore } from "./consume-queue-store.ts";
@@ -72,10 +71,4 @@ export async function runRetention(
   const consumeQueueFiles = await cqs.deleteExpired(cl.minOffset);
   const indexFiles = (await index?.deleteExpired(cl.minOffset)) ?? 0;
   return { commitLogFiles: deleted, consumeQueueFiles, indexFiles };
-}
-
-/** Used percent of the partition holding `dir` (blocks not free, as Java's getFreeSpace counts). */
-export async function statfsUsedPercent(dir: string): Promise<number> {
-  const s = await statfs(dir);
-  return s.blocks > 0 ? ((s.blocks - s.bfree) / s.blocks) * 100 : 0;
 }

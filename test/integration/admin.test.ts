@@ -3,6 +3,8 @@
  * serializations: each test is a transcript of requests whose answers are compared whole.
  */
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { diskUsedPercent, ratioText } from "../../broker/store/disk-usage.ts";
 import {
   RequestCode as R,
   type RemotingClient,
@@ -381,6 +383,15 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
       earliestMessageTimeStamp: String(stored.storeTimestamp),
     });
     expect(sent.code).toBe(0);
+    // The partition's real fill, as Java reports it (retention and mqadmin's SPACE column read it).
+    const commitLogDir = join(h.dir, "store", "commitlog");
+    const diskText = ratioText(await diskUsedPercent(commitLogDir));
+    expect(diskText).toMatch(/^(0\.\d{1,2}|1\.0)$/);
+    expect({
+      commitLogDiskRatio: info.commitLogDiskRatio,
+      perPath: info[`commitLogDiskRatio_${commitLogDir}`],
+      consumeQueueDiskRatio: info.consumeQueueDiskRatio,
+    }).toEqual({ commitLogDiskRatio: diskText, perPath: diskText, consumeQueueDiskRatio: diskText });
     const config = new TextDecoder()
       .decode((await c.invoke(h.addr, req(R.GET_BROKER_CONFIG))).body!)
       .split("\n");
