@@ -35,17 +35,19 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
   const put = ctx.stats.putNums.perSecond(now);
   const get = ctx.stats.getNums.perSecond(now);
   const disk = await ctx.store.getDiskUsedPercents();
+  const putMornings = ctx.stats.putNums.morningTotals(now);
+  const getMornings = ctx.stats.getNums.morningTotals(now);
   return new Map([
     ["brokerVersionDesc", BROKER_VERSION_DESC],
     ["brokerVersion", String(BROKER_VERSION)],
     ["brokerActive", "true"],
     ["bootTimestamp", String(ctx.stats.bootTimestamp)],
     ["runtime", uptime(now - ctx.stats.bootTimestamp)],
-    ["msgPutTotalYesterdayMorning", "0"],
-    ["msgPutTotalTodayMorning", "0"],
+    ["msgPutTotalYesterdayMorning", String(putMornings.yesterday)],
+    ["msgPutTotalTodayMorning", String(putMornings.today)],
     ["msgPutTotalTodayNow", String(ctx.stats.putNums.total)],
-    ["msgGetTotalYesterdayMorning", "0"],
-    ["msgGetTotalTodayMorning", "0"],
+    ["msgGetTotalYesterdayMorning", String(getMornings.yesterday)],
+    ["msgGetTotalTodayMorning", String(getMornings.today)],
     ["msgGetTotalTodayNow", String(ctx.stats.getNums.total)],
     ["putTps", tps(put)],
     ["getTransferedTps", tps(get)],

@@ -7,10 +7,19 @@ const WINDOW_SECONDS = 60;
 export class RateCounter {
   total = 0;
   private readonly ring = new Float64Array(WINDOW_SECONDS);
-  private second = Math.floor(Date.now() / 1000);
+  private second: number;
+
+  /** The total at this morning's and yesterday's midnight. */
+  private readonly marks: DailyMarks;
+
+  constructor(now = Date.now()) {
+    this.second = Math.floor(now / 1000);
+    this.marks = new DailyMarks(now);
+  }
 
   add(n: number, now = Date.now()): void {
     this.roll(now);
+    this.marks.roll(this.total, now);
     this.total += n;
     this.ring[this.second % WINDOW_SECONDS]! += n;
   }
@@ -23,12 +32,52 @@ export class RateCounter {
     return sum / WINDOW_SECONDS;
   }
 
+  /** Java's ...TotalTodayMorning and ...TotalYesterdayMorning for this counter. */
+  morningTotals(now = Date.now()): { today: number; yesterday: number } {
+    this.marks.roll(this.total, now);
+    return { today: this.marks.todayMorning, yesterday: this.marks.yesterdayMorning };
+  }
+
   private roll(now: number): void {
     const s = Math.floor(now / 1000);
     if (s === this.second) return;
     for (let t = this.second + 1; t <= s && t <= this.second + WINDOW_SECONDS; t++)
       this.ring[t % WINDOW_SECONDS] = 0;
     this.second = s;
+  }
+}
+
+/** The next local midnight after `now`, as Java's UtilAll.computeNextMorningTimeMillis. */
+export function nextMorning(now: number): number {
+  const d = new Date(now);
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1).getTime();
+}
+
+/**
+ * A counter's total as it stood at this morning's and yesterday's local midnight (Java's BrokerStats
+ * msgPutTotalTodayMorning / ...YesterdayMorning, which mqadmin subtracts for "today" and
+ * "yesterday"). Java snapshots on a timer at midnight; here the first look after a midnight rolls
+ * the marks, which gives the same figures because the total cannot change without a look (`add`).
+ * Before the first midnight both are 0, as in Java.
+ */
+export class DailyMarks {
+  todayMorning = 0;
+  yesterdayMorning = 0;
+  private rollAt: number;
+
+  constructor(now = Date.now()) {
+    this.rollAt = nextMorning(now);
+  }
+
+  /** Call with the total before it changes, and before reading the marks. */
+  roll(total: number, now = Date.now()): void {
+    if (now < this.rollAt) return;
+    // One midnight passed: yesterday's morning is the old today's. Two or more: nothing was added
+    // since the last look, so both mornings saw the current total.
+    const days = now >= nextMorning(this.rollAt) ? 2 : 1;
+    this.yesterdayMorning = days === 1 ? this.todayMorning : total;
+    this.todayMorning = total;
+    this.rollAt = nextMorning(now);
   }
 }
 
