@@ -11,6 +11,7 @@ import type { RuntimeChanges } from "../src/config/runtime-changes.ts";
 import type { HostAddress } from "../src/protocol/message/host-address.ts";
 import type { BufferBudget } from "../src/remoting/buffer-budget.ts";
 import type { RemotingEndpoint } from "../src/remoting/endpoint.ts";
+import type { LaneLoad } from "../src/remoting/lane.ts";
 import type { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
 import type { SubscriptionGroups } from "./metadata/subscription-groups.ts";
 import type { ClientManager } from "./services/client-manager.ts";
@@ -59,6 +60,8 @@ export interface BrokerContext {
   readonly onRuntimeChanged: () => void;
   /** ACL 1.0 when aclEnable is on (its requests answer "not enabled" otherwise). */
   readonly acl: PlainAcl | null;
+  /** A lane's queue over both ports (Java's one executor per family serves both). */
+  readonly laneLoad: (lane: string) => LaneLoad;
   /** Keys the broker's services add to GET_BROKER_RUNTIME_INFO (schedule offsets, timer backlog). */
   readonly runtimeInfo: () => (readonly [string, string])[];
   readonly log: Logger;

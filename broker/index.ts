@@ -259,6 +259,14 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     onRuntimeChanged: () => void registration?.registerAll(),
     acl,
     runtimeInfo: () => services.flatMap((s) => [...(s.runtimeInfo?.() ?? [])]),
+    laneLoad: (lane) => {
+      const now = Date.now();
+      const loads = [server, vipServer].map((s) => s.registry.laneLoad(lane, now));
+      return {
+        waiting: loads.reduce((n, l) => n + (l?.waiting ?? 0), 0),
+        headWaitMs: Math.max(0, ...loads.map((l) => l?.headWaitMs ?? 0)),
+      };
+    },
     log,
   };
 

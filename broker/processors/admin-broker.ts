@@ -35,6 +35,8 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
   const put = ctx.stats.putNums.perSecond(now);
   const get = ctx.stats.getNums.perSecond(now);
   const disk = await ctx.store.getDiskUsedPercents();
+  const send = ctx.laneLoad("send");
+  const pull = ctx.laneLoad("pull");
   const putMornings = ctx.stats.putNums.morningTotals(now);
   const getMornings = ctx.stats.getNums.morningTotals(now);
   return new Map([
@@ -70,12 +72,12 @@ export async function runtimeInfo(ctx: BrokerContext): Promise<Map<string, strin
       ? [[`commitLogDiskRatio_${disk.commitLogDir}`, ratioText(disk.commitLog)] as const]
       : []),
     ["consumeQueueDiskRatio", ratioText(disk.consumeQueue)],
-    ["sendThreadPoolQueueSize", "0"],
+    ["sendThreadPoolQueueSize", String(send.waiting)],
     ["sendThreadPoolQueueCapacity", String(ctx.brokerConfig.sendThreadPoolQueueCapacity)],
-    ["pullThreadPoolQueueSize", "0"],
+    ["pullThreadPoolQueueSize", String(pull.waiting)],
     ["pullThreadPoolQueueCapacity", String(ctx.brokerConfig.pullThreadPoolQueueCapacity)],
-    ["sendThreadPoolQueueHeadWaitTimeMills", "0"],
-    ["pullThreadPoolQueueHeadWaitTimeMills", "0"],
+    ["sendThreadPoolQueueHeadWaitTimeMills", String(send.headWaitMs)],
+    ["pullThreadPoolQueueHeadWaitTimeMills", String(pull.headWaitMs)],
     ["heldPulls", String(ctx.longPoll.size)],
     ["timerReadBehind", "0"],
     ["timerOffsetBehind", "0"],

@@ -10,9 +10,17 @@ export interface LaneOptions {
 
 export const DEFAULT_LANE: LaneOptions = { concurrency: 64, queueMax: 10_000 };
 
+/** What waits on a lane: Java's executor queue size and how long its head has waited. */
+export interface LaneLoad {
+  waiting: number;
+  headWaitMs: number;
+}
+
 export class Lane {
   private running = 0;
   private queue: (() => void)[] = [];
+  /** When each queued task arrived, index for index with `queue` (for headWaitMs). */
+  private queuedAt: number[] = [];
   private head = 0;
 
   constructor(
@@ -39,7 +47,14 @@ export class Lane {
     }
     if (this.waiting >= this.options.queueMax) return false;
     this.queue.push(() => this.start(task));
+    this.queuedAt.push(Date.now());
     return true;
+  }
+
+  /** The queue and its oldest task's wait (Java's headSlowTimeMills; 0 when nothing waits). */
+  load(now = Date.now()): LaneLoad {
+    const waiting = this.waiting;
+    return { waiting, headWaitMs: waiting > 0 ? Math.max(0, now - this.queuedAt[this.head]!) : 0 };
   }
 
   private start(task: (done: () => void) => void): void {
@@ -60,6 +75,7 @@ export class Lane {
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
+      this.queuedAt = this.queuedAt.slice(this.head);
       this.head = 0;
     }
     run();

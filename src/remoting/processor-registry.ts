@@ -7,7 +7,7 @@
 import { RemotingCommand } from "./command.ts";
 import type { Connection } from "./connection.ts";
 import { notSupportedRemark, OVERLOAD_REMARK, REJECT_REQUEST_REMARK, RemotingError } from "./errors.ts";
-import { DEFAULT_LANE, Lane, type LaneOptions } from "./lane.ts";
+import { DEFAULT_LANE, Lane, type LaneLoad, type LaneOptions } from "./lane.ts";
 import { ResponseCode } from "./response-code.ts";
 
 export interface RequestContext {
@@ -64,6 +64,11 @@ export class ProcessorRegistry {
   defineLane(name: string, options: LaneOptions): this {
     this.lanes.set(name, new Lane(name, options));
     return this;
+  }
+
+  /** The load of lane `name`, or undefined when no such lane is defined. */
+  laneLoad(name: string, now = Date.now()): LaneLoad | undefined {
+    return this.lanes.get(name)?.load(now);
   }
 
   register(code: number, processor: Processor | ProcessorRegistration): this {
