@@ -35,6 +35,7 @@ import { BrokerRegistration } from "./services/registration.ts";
 import { ScheduleService } from "./services/schedule.ts";
 import type { BrokerService } from "./services/service.ts";
 import { BrokerStats } from "./services/stats.ts";
+import { StatsSamplingService } from "./services/stats-sampling.ts";
 import { TimerProgress } from "./services/timer/timer-progress.ts";
 import { TimerService } from "./services/timer/timer-service.ts";
 import { TransactionCheckService } from "./services/transaction/check-service.ts";
@@ -189,7 +190,9 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   });
   // Background features, started in this order once store and metadata are loaded, stopped in
   // reverse before the store shuts down.
+  const stats = new BrokerStats();
   const services: BrokerService[] = [
+    new StatsSamplingService(stats.items),
     new ScheduleService({
       store,
       offsets: new DelayOffsets(root, log),
@@ -246,7 +249,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     longPoll,
     locks,
     budget: resources.budget,
-    stats: new BrokerStats(),
+    stats,
     transactions,
     endpoint: () => server.endpoint,
     runtime,

@@ -6,6 +6,8 @@
  */
 import { parseProperties } from "../../src/config/properties.ts";
 import { BROKER_PATH_KEYS, blackListOf } from "../../src/config/runtime-changes.ts";
+import { ViewBrokerStatsDataRequestHeader } from "../../src/protocol/headers/admin-maintenance.ts";
+import { jsonBytes } from "../../src/protocol/json/index.ts";
 import { encodeKVTable } from "../../src/protocol/route/bodies.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import { RemotingError } from "../../src/remoting/errors.ts";
@@ -14,6 +16,7 @@ import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { checkRuntimeChange, type RuntimeChange } from "../runtime-config.ts";
+import { DAY_WINDOW, HOUR_WINDOW, MINUTE_WINDOW } from "../services/stats-items.ts";
 import { ratioText } from "../store/disk-usage.ts";
 
 /** The version we report: V5_3_3 (spec broker §0 item 4). */
@@ -114,6 +117,26 @@ export function adminBrokerProcessors(ctx: BrokerContext): ProcessorTableEntry[]
       RequestCode.GET_BROKER_RUNTIME_INFO,
       async () =>
         RemotingCommand.response(ResponseCode.SUCCESS, null, null, encodeKVTable(await runtimeInfo(ctx))),
+    ],
+    [
+      RequestCode.VIEW_BROKER_STATS_DATA,
+      (req) => {
+        const h = ViewBrokerStatsDataRequestHeader.decode(req.extFields);
+        const item = ctx.stats.items.get(h.statsName, h.statsKey);
+        if (item === undefined) {
+          return RemotingCommand.response(
+            ResponseCode.SYSTEM_ERROR,
+            `The stats <${h.statsName}> <${h.statsKey}> not exist`,
+          );
+        }
+        // Java's BrokerStatsData: one BrokerStatsItem (sum, tps, avgpt) per window.
+        const data = {
+          statsMinute: item.figures(MINUTE_WINDOW),
+          statsHour: item.figures(HOUR_WINDOW),
+          statsDay: item.figures(DAY_WINDOW),
+        };
+        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, jsonBytes(data));
+      },
     ],
     [
       RequestCode.GET_BROKER_CONFIG,

@@ -71,6 +71,7 @@ export function adminGroupProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
         const h = DeleteSubscriptionGroupRequestHeader.decode(req.extFields);
         ctx.groups.delete(h.groupName);
         if (h.cleanOffset) ctx.offsets.removeGroup(h.groupName);
+        ctx.stats.forgetGroup(h.groupName);
         return ok();
       },
     ],

@@ -79,6 +79,7 @@ export function adminTopicProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
         await ctx.topics.delete(topic);
         ctx.offsets.removeTopic(topic);
         await ctx.store.deleteTopics([topic]);
+        ctx.stats.forgetTopic(topic);
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },
     ],

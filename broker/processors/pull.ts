@@ -256,6 +256,13 @@ async function read(
     body = joinRecords(r.messages);
     ctx.stats.getNums.add(r.messages.length);
     ctx.stats.getSize.add(body.length);
+    ctx.stats.countGet(
+      h.topic,
+      h.consumerGroup,
+      r.messages.length,
+      body.length,
+      ctx.brokerConfig.brokerClusterName,
+    );
   }
   return {
     code,

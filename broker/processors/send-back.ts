@@ -16,6 +16,7 @@ import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
+import { groupStatsKey, StatsName } from "../services/stats-items.ts";
 import type { MessageToStore } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import { retryTopicOf } from "../topics/topic-validator.ts";
@@ -89,6 +90,8 @@ export function sendBackProcessors(ctx: BrokerContext, steps: SendPipeline): Pro
           return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, put.status);
         }
         ctx.stats.putNums.add(1, Date.now());
+        // Java's incSendBackNums: keyed by the failed message's own topic and the group.
+        ctx.stats.items.add(StatsName.SNDBCK_PUT_NUMS, groupStatsKey(failed.topic, h.group), 1);
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },
     ],

@@ -302,6 +302,7 @@ function respond(
   const now = Date.now();
   ctx.stats.putNums.add(messages.length, now);
   ctx.stats.putSize.add(bytes, now);
+  ctx.stats.countPut(h.topic, messages.length, put.result.wroteBytes, ctx.brokerConfig.brokerClusterName);
   const ext = SendMessageResponseHeader.encode({
     msgId: put.result.msgId,
     queueId,

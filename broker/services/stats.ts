@@ -2,6 +2,8 @@
  * Broker counters for GET_BROKER_RUNTIME_INFO and GET_TOPIC_STATS_INFO (spec broker §12): totals and
  * the per-second rates over the last minute, kept in a fixed ring so memory never grows.
  */
+import { GROUP_STATS, groupStatsKey, StatsItems, StatsName, TOPIC_STATS } from "./stats-items.ts";
+
 const WINDOW_SECONDS = 60;
 
 export class RateCounter {
@@ -83,8 +85,39 @@ export class DailyMarks {
 
 export class BrokerStats {
   readonly bootTimestamp = Date.now();
+  /** Per topic and group, for VIEW_BROKER_STATS_DATA. */
+  readonly items = new StatsItems();
   readonly putNums = new RateCounter();
   readonly putSize = new RateCounter();
   readonly getNums = new RateCounter();
   readonly getSize = new RateCounter();
+
+  /** A stored send, as Java's SendMessageProcessor counts it: messages and bytes written. */
+  countPut(topic: string, messages: number, wroteBytes: number, cluster: string): void {
+    this.items.add(StatsName.TOPIC_PUT_NUMS, topic, messages);
+    this.items.add(StatsName.TOPIC_PUT_SIZE, topic, wroteBytes);
+    // Java adds the broker totals' values only, not their times.
+    this.items.add(StatsName.BROKER_PUT_NUMS, cluster, messages, 0);
+  }
+
+  /** Java's onTopicDeleted: the topic's own items and its `topic@group` ones go. */
+  forgetTopic(topic: string): void {
+    const prefix = groupStatsKey(topic, "");
+    this.items.forget(TOPIC_STATS, (key) => key === topic);
+    this.items.forget(GROUP_STATS, (key) => key.startsWith(prefix));
+  }
+
+  /** Java's onGroupDeleted: every `topic@group` item of the group goes. */
+  forgetGroup(group: string): void {
+    const suffix = groupStatsKey("", group);
+    this.items.forget(GROUP_STATS, (key) => key.endsWith(suffix));
+  }
+
+  /** A pull that found messages, as Java's PullMessageProcessor counts it. */
+  countGet(topic: string, group: string, messages: number, bytes: number, cluster: string): void {
+    const key = groupStatsKey(topic, group);
+    this.items.add(StatsName.GROUP_GET_NUMS, key, messages);
+    this.items.add(StatsName.GROUP_GET_SIZE, key, bytes);
+    this.items.add(StatsName.BROKER_GET_NUMS, cluster, messages, 0);
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { DAY_WINDOW, HOUR_WINDOW, MINUTE_WINDOW } from "../../broker/services/stats-items.ts";
 import { diskUsedPercent, ratioText } from "../../broker/store/disk-usage.ts";
 import {
   RequestCode as R,
@@ -352,6 +353,41 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
       remark: null,
     });
     expect("SG1" in (await table())).toBe(false);
+  });
+
+  test("VIEW_BROKER_STATS_DATA: per-topic puts and per-group gets by minute, hour and day, as Java's BrokerStatsData", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    await createTopic(c, h.addr, "TStats", 1);
+    for (let i = 0; i < 3; i++)
+      await c.invoke(h.addr, sendRequest({ topic: "TStats", body: "x", queueId: 0 }, st));
+    const pulled = await c.invoke(
+      h.addr,
+      pullRequest({ group: "GStats", topic: "TStats", queueId: 0, offset: 0 }, st),
+    );
+    expect(decodeRecords(pulled.body)).toHaveLength(3);
+    const items = h.broker.context.stats.items;
+    for (const w of [MINUTE_WINDOW, HOUR_WINDOW, DAY_WINDOW]) items.sample(w);
+    const view = async (statsName: string, statsKey: string) => {
+      const r = await c.invoke(h.addr, req(R.VIEW_BROKER_STATS_DATA, { statsName, statsKey }));
+      return r.code === 0 ? json(r.body) : answer(r);
+    };
+    const puts = (await view("TOPIC_PUT_NUMS", "TStats")) as Record<
+      string,
+      { sum: number; tps: number; avgpt: number }
+    >;
+    expect([puts.statsMinute!.sum, puts.statsHour!.sum, puts.statsDay!.sum]).toEqual([3, 3, 3]);
+    // 3 messages in 3 sends over the 10 s before the first sample; one message per send.
+    expect(puts.statsMinute).toEqual({ sum: 3, tps: 0.3, avgpt: 1 });
+    const gets = (await view("GROUP_GET_NUMS", "TStats@GStats")) as Record<string, { sum: number }>;
+    expect(gets.statsDay!.sum).toBe(3);
+    expect(
+      ((await view("TOPIC_PUT_SIZE", "TStats")) as Record<string, { sum: number }>).statsDay!.sum,
+    ).toBeGreaterThan(3);
+    expect(await view("TOPIC_PUT_NUMS", "NoSuchTopic")).toEqual({
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: "The stats <TOPIC_PUT_NUMS> <NoSuchTopic> not exist",
+    });
   });
 
   test("broker runtime info and config; UPDATE_BROKER_CONFIG changes the permission at run time", async () => {

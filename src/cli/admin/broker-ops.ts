@@ -25,8 +25,8 @@ interface StatsFigures {
 }
 
 /**
- * VIEW_BROKER_STATS_DATA summed over `addrs`; null when no broker keeps such statistics (RocketBun's
- * broker does not answer the request), so the table says N/A rather than a made-up 0.
+ * VIEW_BROKER_STATS_DATA summed over `addrs`; null when no broker has such a statistic (nothing put
+ * to the topic, or got by the group, since it started), so the table says N/A rather than a made-up 0.
  */
 async function brokerStats(admin: Admin, addrs: readonly string[], statsName: string, statsKey: string) {
   let known = false;

@@ -1,6 +1,7 @@
 /**
  * Headers of the broker's maintenance requests that mqadmin sends: CLONE_GROUP_OFFSET (314),
- * QUERY_CONSUME_QUEUE (321), GET_SUBSCRIPTIONGROUP_CONFIG (352). The field names are Java's.
+ * VIEW_BROKER_STATS_DATA (315), QUERY_CONSUME_QUEUE (321), GET_SUBSCRIPTIONGROUP_CONFIG (352). The
+ * field names are Java's.
  */
 import { defineHeader, field } from "../../remoting/custom-header.ts";
 
@@ -21,3 +22,9 @@ export const QueryConsumeQueueRequestHeader = defineHeader({
 });
 
 export const GetSubscriptionGroupConfigRequestHeader = defineHeader({ group: field.string() });
+
+/** A statistic by Java's BrokerStatsManager name (TOPIC_PUT_NUMS, ...) and key (topic, topic@group). */
+export const ViewBrokerStatsDataRequestHeader = defineHeader({
+  statsName: field.string(),
+  statsKey: field.string(),
+});
