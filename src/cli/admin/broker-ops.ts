@@ -35,11 +35,14 @@ async function brokerStats(admin: Admin, addrs: readonly string[], statsName: st
     try {
       const r = await brokerCall(admin, addr, RequestCode.VIEW_BROKER_STATS_DATA, { statsName, statsKey });
       const body = JSON.parse(decoder.decode(r.body ?? new Uint8Array())) as {
-        statsMinute?: { tps?: number };
+        statsMinute?: { tps?: number; sum?: number };
+        statsHour?: { sum?: number };
         statsDay?: { sum?: number };
       };
       sum.tps += Number(body.statsMinute?.tps ?? 0);
-      sum.day += Number(body.statsDay?.sum ?? 0);
+      // mqadmin's compute24HourSum: the day's sum, else the hour's, else the minute's (a new item
+      // has no day or hour samples until those windows' next tick).
+      sum.day += Number(body.statsDay?.sum || body.statsHour?.sum || body.statsMinute?.sum || 0);
       known = true;
     } catch {
       // Not kept there: this broker adds nothing, as mqadmin counts it.

@@ -360,11 +360,29 @@ describe("admin: broker verbs", () => {
   test("statsAll, queryCq and the clean-ups", async () => {
     await createTopic("OpsStats");
     await produce("OpsStats", 3);
-    const stats = rows(await ok("statsAll", "-t", "OpsStats"));
-    expect(stats).toEqual([
-      ["#Topic", "#Consumer Group", "#Accumulation", "#InTPS", "#OutTPS", "#InMsg24Hour", "#OutMsg24Hour"],
-      ["OpsStats", "0", "N/A", "N/A", "NO_CONSUMER"],
+    // The broker samples its statistics every 10 s (as Java's does): the puts show from the next sample.
+    let stats = rows(await ok("statsAll", "-t", "OpsStats"));
+    for (const until = Date.now() + 15_000; stats[1]?.[3] !== "3" && Date.now() < until; ) {
+      await Bun.sleep(500);
+      stats = rows(await ok("statsAll", "-t", "OpsStats"));
+    }
+    expect(stats[0]).toEqual([
+      "#Topic",
+      "#Consumer Group",
+      "#Accumulation",
+      "#InTPS",
+      "#OutTPS",
+      "#InMsg24Hour",
+      "#OutMsg24Hour",
     ]);
+    // No consumer group: accumulation 0, the put rate over the sampled span, 3 messages today.
+    expect([stats[1]?.[0], stats[1]?.[1], stats[1]?.[3], stats[1]?.[4]]).toEqual([
+      "OpsStats",
+      "0",
+      "3",
+      "NO_CONSUMER",
+    ]);
+    expect(Number(stats[1]?.[2])).toBeGreaterThan(0);
     const cq = await json<{ maxQueueIndex: number; queueData: { physicSize: number }[] }[]>(
       "queryCq",
       ...["-t", "OpsStats", "-q", "0", "-i", "0", "-c", "2"],
