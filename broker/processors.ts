@@ -12,6 +12,7 @@ import { adminGroupProcessors } from "./processors/admin-group.ts";
 import { adminMaintenanceProcessors } from "./processors/admin-maintenance.ts";
 import { adminTopicProcessors } from "./processors/admin-topic.ts";
 import { clientManageProcessors } from "./processors/client-manage.ts";
+import { consumeStatsProcessors } from "./processors/consume-stats.ts";
 import { consumerCallProcessors } from "./processors/consumer-call.ts";
 import { endTransactionProcessors } from "./processors/end-transaction.ts";
 import { lockProcessors } from "./processors/lock.ts";
@@ -92,6 +93,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       popRollbackProcessor,
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),
+      ...consumeStatsProcessors(ctx),
       ...adminBrokerProcessors(ctx),
       ...adminMaintenanceProcessors(ctx),
       ...aclAdminProcessors(ctx),

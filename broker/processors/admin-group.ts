@@ -7,7 +7,6 @@
 import { encodeQueueKeyedTable, type MessageQueueKey } from "../../src/protocol/body/queue-keyed.ts";
 import {
   DeleteSubscriptionGroupRequestHeader,
-  GetConsumeStatsRequestHeader,
   GetProducerConnectionListRequestHeader,
   GroupRequestHeader,
   ResetOffsetRequestHeader,
@@ -141,28 +140,6 @@ export function adminGroupProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
             })),
           }),
         );
-      },
-    ],
-    [
-      RequestCode.GET_CONSUME_STATS,
-      async (req) => {
-        const h = GetConsumeStatsRequestHeader.decode(req.extFields);
-        const topics = h.topic ? [h.topic] : ctx.offsets.topicsOf(h.consumerGroup);
-        const rows = [];
-        for (const topic of topics) {
-          const tc = ctx.topics.get(topic);
-          if (!tc) continue;
-          for (let queueId = 0; queueId < tc.writeQueueNums; queueId++) {
-            const brokerOffset = ctx.store.getMaxOffsetInQueue(topic, queueId);
-            const consumerOffset = Math.max(ctx.offsets.query(h.consumerGroup, topic, queueId), 0);
-            const lastTimestamp =
-              consumerOffset > 0
-                ? await ctx.store.getMessageStoreTimeStamp(topic, queueId, consumerOffset - 1)
-                : 0;
-            rows.push([mq(topic, queueId), { brokerOffset, consumerOffset, lastTimestamp }] as const);
-          }
-        }
-        return ok(encodeQueueKeyedTable(rows, { consumeTps: 0.0 }));
       },
     ],
     [

@@ -144,6 +144,23 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect(json((await c.invoke(h.addr, req(R.GET_ALL_CONSUMER_OFFSET))).body)).toEqual({
       offsetTable: { "TOff@G": { "1": 2 } },
     });
+    // Every subscription group at once (mqadmin brokerConsumeStats): Java's ConsumeStatsList, its
+    // ConsumeStats keyed by queue objects as fastjson writes them; G's lag is 1.
+    const group = utf8.encode(JSON.stringify({ groupName: "G" }));
+    await c.invoke(h.addr, req(R.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, null, group));
+    const all = await c.invoke(h.addr, req(R.GET_BROKER_CONSUME_STATS, { isOrder: "false" }));
+    const q0 = '{"brokerName":"broker-it","queueId":0,"topic":"TOff"}';
+    const q1 = '{"brokerName":"broker-it","queueId":1,"topic":"TOff"}';
+    const gStats = `{"G":[{"consumeTps":0,"offsetTable":{${q0}:{"brokerOffset":0,"consumerOffset":0,"lastTimestamp":0},${q1}:{"brokerOffset":3,"consumerOffset":2,"lastTimestamp":${records[1]!.storeTimestamp}}}}]}`;
+    const text = new TextDecoder().decode(all.body!);
+    expect(text.startsWith(`{"brokerAddr":"127.0.0.1:${h.addr.split(":")[1]}","consumeStatsList":[`)).toBe(
+      true,
+    );
+    expect(text).toContain(gStats);
+    expect(text.endsWith('],"totalDiff":1}')).toBe(true);
+    // Ordered topics only: TOff is not ordered, so G lists none.
+    const ordered = await c.invoke(h.addr, req(R.GET_BROKER_CONSUME_STATS, { isOrder: "true" }));
+    expect(new TextDecoder().decode(ordered.body!)).toContain('{"G":[]}');
     // Reset to the time of the second message: both queues go to the first offset stored at or after it.
     const resetRequest = () =>
       req(R.INVOKE_BROKER_TO_RESET_OFFSET, {

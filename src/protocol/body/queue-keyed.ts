@@ -19,11 +19,19 @@ export function encodeQueueKeyedTable(
   rows: ReadonlyArray<readonly [MessageQueueKey, unknown]>,
   extra: Record<string, unknown> = {},
 ): Uint8Array {
+  return new TextEncoder().encode(queueKeyedTableText(rows, extra));
+}
+
+/** The text of `encodeQueueKeyedTable`, for bodies that nest such tables (ConsumeStatsList). */
+export function queueKeyedTableText(
+  rows: ReadonlyArray<readonly [MessageQueueKey, unknown]>,
+  extra: Record<string, unknown> = {},
+): string {
   const table = rows.map(([mq, v]) => `${mqText(mq)}:${JSON.stringify(v)}`).join(",");
   const rest = Object.entries(extra)
     .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
     .join("");
-  return new TextEncoder().encode(`{${rest}"offsetTable":{${table}}}`);
+  return `{${rest}"offsetTable":{${table}}}`;
 }
 
 export interface QueueKeyedBody {

@@ -28,6 +28,11 @@ export const GetConsumeStatsRequestHeader = defineHeader({
   topic: field.string().optional(),
 });
 
+/** GET_BROKER_CONSUME_STATS (317): every group's stats on one broker; `isOrder` keeps ordered topics only. */
+export const GetConsumeStatsInBrokerHeader = defineHeader({
+  isOrder: field.bool().optional(),
+});
+
 export const ResetOffsetRequestHeader = defineHeader({
   topic: field.string(),
   group: field.string(),
