@@ -9,6 +9,7 @@ import { diskUsedPercent, ratioText } from "../../broker/store/disk-usage.ts";
 import {
   RequestCode as R,
   type RemotingClient,
+  RemotingCommand,
   ResponseCode,
   type SerializeType,
 } from "../../src/remoting/index.ts";
@@ -404,6 +405,50 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect(await view("TOPIC_PUT_NUMS", "NoSuchTopic")).toEqual({
       code: ResponseCode.SYSTEM_ERROR,
       remark: "The stats <TOPIC_PUT_NUMS> <NoSuchTopic> not exist",
+    });
+  });
+
+  test("CONSUME_MESSAGE_DIRECTLY: the stored message goes to the named consumer with the broker's name, and its answer comes back", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    await createTopic(c, h.addr, "TDirect", 1);
+    const sent = await c.invoke(h.addr, sendRequest({ topic: "TDirect", body: "direct-me", queueId: 0 }, st));
+    const offsetMsgId = sent.extFields!.msgId!;
+    // A consumer of G that answers 309 as Java's ClientRemotingProcessor does.
+    const seen: RemotingCommand[] = [];
+    c.registry.register(R.CONSUME_MESSAGE_DIRECTLY, (forwarded) => {
+      seen.push(forwarded);
+      const result = utf8.encode(
+        JSON.stringify({ order: false, autoCommit: true, consumeResult: "CR_SUCCESS" }),
+      );
+      return RemotingCommand.response(ResponseCode.SUCCESS, null, null, result);
+    });
+    await c.invoke(
+      h.addr,
+      req(R.HEART_BEAT, null, heartbeatBody("it@direct", { group: "G", topic: "TDirect" })),
+    );
+    const admin = h.client();
+    const call = (msgId: string, clientId = "it@direct") =>
+      admin.invoke(h.addr, req(R.CONSUME_MESSAGE_DIRECTLY, { consumerGroup: "G", clientId, msgId }));
+    const answered = await call(offsetMsgId);
+    expect({ ...answer(answered), body: json(answered.body) }).toEqual({
+      code: 0,
+      remark: null,
+      body: { order: false, autoCommit: true, consumeResult: "CR_SUCCESS" },
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.extFields).toMatchObject({
+      consumerGroup: "G",
+      clientId: "it@direct",
+      brokerName: "broker-it",
+    });
+    const forwarded = decodeRecords(seen[0]!.body);
+    expect(forwarded.map((m) => [m.topic, new TextDecoder().decode(m.body)])).toEqual([
+      ["TDirect", "direct-me"],
+    ]);
+    expect(answer(await call(offsetMsgId, "10.0.0.1@nobody"))).toEqual({
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: "The Consumer <G> <10.0.0.1@nobody> not online",
     });
   });
 

@@ -50,3 +50,14 @@ export const GetConsumerRunningInfoRequestHeader = defineHeader({
   clientId: field.string(),
   jstackEnable: field.bool().optional(),
 });
+
+/** CONSUME_MESSAGE_DIRECTLY (309): admin → broker → the named consumer, with the stored message. */
+export const ConsumeMessageDirectlyResultRequestHeader = defineHeader({
+  consumerGroup: field.string(),
+  clientId: field.string().optional(),
+  msgId: field.string().optional(),
+  brokerName: field.string().optional(),
+  topic: field.string().optional(),
+  topicSysFlag: field.int().optional(),
+  groupSysFlag: field.int().optional(),
+});
