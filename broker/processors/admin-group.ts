@@ -143,6 +143,28 @@ export function adminGroupProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
       },
     ],
     [
+      // Java's ProducerTableInfo: group → ProducerInfo per member; remoteIP as Java's
+      // InetSocketAddress.toString() writes it, with a leading slash (mqadmin producer -b).
+      RequestCode.GET_ALL_PRODUCER_INFO,
+      () =>
+        ok(
+          json({
+            data: Object.fromEntries(
+              ctx.clients.producerGroups().map(([group, channels]) => [
+                group,
+                channels.map((ch) => ({
+                  clientId: ch.clientId,
+                  remoteIP: `/${ch.conn.remoteAddress}`,
+                  language: ch.language,
+                  version: ch.version,
+                  lastUpdateTimestamp: ch.lastUpdate,
+                })),
+              ]),
+            ),
+          }),
+        ),
+    ],
+    [
       RequestCode.INVOKE_BROKER_TO_RESET_OFFSET,
       async (req) => {
         const h = ResetOffsetRequestHeader.decode(req.extFields);

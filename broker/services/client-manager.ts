@@ -157,6 +157,11 @@ export class ClientManager {
     return [...(this.producers.get(group)?.values() ?? [])];
   }
 
+  /** Every producer group with its members (GET_ALL_PRODUCER_INFO). */
+  producerGroups(): [string, ClientChannel[]][] {
+    return [...this.producers].map(([group, channels]) => [group, [...channels.values()]]);
+  }
+
   /** Groups a topic is consumed by (for admin queries). */
   groupsConsuming(topic: string): string[] {
     return [...this.consumers.values()].filter((g) => g.subscriptions.has(topic)).map((g) => g.groupName);

@@ -311,6 +311,14 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect(producers).toEqual({
       connectionSet: [{ clientAddr: local, clientId: "cid-1", language: "JAVA", version: 479 }],
     });
+    // Every producer group at once (mqadmin producer -b): Java's ProducerTableInfo.
+    const table = json((await c.invoke(h.addr, req(R.GET_ALL_PRODUCER_INFO))).body) as {
+      data: Record<string, { lastUpdateTimestamp: number }[]>;
+    };
+    expect(table.data.PG1?.map(({ lastUpdateTimestamp: _, ...p }) => p)).toEqual([
+      { clientId: "cid-1", remoteIP: `/${local}`, language: "JAVA", version: 479 },
+    ]);
+    expect(Math.abs(table.data.PG1![0]!.lastUpdateTimestamp - Date.now())).toBeLessThan(60_000);
     expect(
       json((await c.invoke(h.addr, req(R.GET_CONSUMER_LIST_BY_GROUP, { consumerGroup: "GC" }))).body),
     ).toEqual({
