@@ -19,7 +19,7 @@ import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
-import { queueNumsProblem } from "../topics/topic-validator.ts";
+import { queueNumsProblem, systemTopicNames } from "../topics/topic-validator.ts";
 
 const encoder = new TextEncoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));
@@ -82,6 +82,12 @@ export function adminTopicProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
         ctx.stats.forgetTopic(topic);
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },
+    ],
+    [
+      // Java's TopicList of TopicValidator's fixed system topic names.
+      RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER,
+      () =>
+        RemotingCommand.response(ResponseCode.SUCCESS, null, null, json({ topicList: systemTopicNames() })),
     ],
     [
       RequestCode.GET_ALL_TOPIC_CONFIG,

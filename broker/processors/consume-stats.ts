@@ -5,12 +5,15 @@
  * Java's AdminBrokerProcessor: each write queue's broker and consumer offsets and the store time of
  * the last consumed message, and consumeTps from the group's GROUP_GET_NUMS statistic. A topic the
  * group's online members do not subscribe to (while they subscribe to others) is left out.
+ * QUERY_CONSUME_TIME_SPAN (303) tells the same progress in store times per queue.
  */
 import { type MessageQueueKey, queueKeyedTableText } from "../../src/protocol/body/queue-keyed.ts";
 import {
   GetConsumeStatsInBrokerHeader,
   GetConsumeStatsRequestHeader,
+  QueryConsumeTimeSpanRequestHeader,
 } from "../../src/protocol/headers/admin.ts";
+import { jsonBytes } from "../../src/protocol/json/index.ts";
 import { RemotingCommand } from "../../src/remoting/command.ts";
 import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.ts";
 import { RequestCode } from "../../src/remoting/request-code.ts";
@@ -65,8 +68,51 @@ function statsTopics(ctx: BrokerContext, group: string, topics: readonly string[
 
 const statsText = (s: TopicConsumeStats) => queueKeyedTableText(s.rows, { consumeTps: s.consumeTps });
 
+/**
+ * Java's QueueTimeSpan for each write queue: the first and last message's store time, that of the
+ * last one `group` consumed (the first's when it consumed none), and how long ago the next one to
+ * consume was stored, when there is one (Java's arithmetic, store answers included).
+ */
+async function queueTimeSpans(ctx: BrokerContext, topic: string, group: string, queues: number) {
+  const { store } = ctx;
+  const spans = [];
+  for (let queueId = 0; queueId < queues; queueId++) {
+    const minTimeStamp = await store.getEarliestMessageTime(topic, queueId);
+    const max = store.getMaxOffsetInQueue(topic, queueId);
+    const maxTimeStamp = await store.getMessageStoreTimeStamp(topic, queueId, max - 1);
+    const consumerOffset = ctx.offsets.query(group, topic, queueId);
+    const consumeTimeStamp =
+      consumerOffset > 0
+        ? await store.getMessageStoreTimeStamp(topic, queueId, consumerOffset - 1)
+        : minTimeStamp;
+    const delayTime =
+      consumerOffset < max
+        ? Date.now() - (await store.getMessageStoreTimeStamp(topic, queueId, consumerOffset))
+        : 0;
+    spans.push({
+      messageQueue: { topic, brokerName: ctx.brokerConfig.brokerName, queueId },
+      minTimeStamp,
+      maxTimeStamp,
+      consumeTimeStamp,
+      delayTime,
+    });
+  }
+  return spans;
+}
+
 export function consumeStatsProcessors(ctx: BrokerContext): ProcessorTableEntry[] {
   return [
+    [
+      RequestCode.QUERY_CONSUME_TIME_SPAN,
+      async (req) => {
+        const h = QueryConsumeTimeSpanRequestHeader.decode(req.extFields);
+        const tc = ctx.topics.get(h.topic);
+        if (tc === undefined)
+          return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, `topic[${h.topic}] not exist`);
+        const consumeTimeSpanSet = await queueTimeSpans(ctx, h.topic, h.group, tc.writeQueueNums);
+        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, jsonBytes({ consumeTimeSpanSet }));
+      },
+    ],
     [
       RequestCode.GET_CONSUME_STATS,
       async (req) => {

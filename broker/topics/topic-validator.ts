@@ -39,6 +39,11 @@ export function dlqTopicOf(group: string): string {
 /** Dead-letter topics have one queue (Java's DLQ_NUMS_PER_GROUP). */
 export const DLQ_QUEUE_NUMS = 1;
 
+/** The fixed system topic names (Java's TopicValidator.getSystemTopicSet). */
+export function systemTopicNames(): string[] {
+  return [...SYSTEM_TOPICS];
+}
+
 /** System topics: fixed names, `rmq_sys_` names, and names the broker adds at start (cluster, broker). */
 export function isSystemTopic(topic: string, extra: ReadonlySet<string> = new Set()): boolean {
   return SYSTEM_TOPICS.has(topic) || topic.startsWith("rmq_sys_") || extra.has(topic);

@@ -159,6 +159,23 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     );
     expect(text).toContain(gStats);
     expect(text.endsWith('],"totalDiff":1}')).toBe(true);
+    // The same progress in store times (QUERY_CONSUME_TIME_SPAN): queue 1 holds 3, G consumed 2.
+    const span = await c.invoke(h.addr, req(R.QUERY_CONSUME_TIME_SPAN, { topic: "TOff", group: "G" }));
+    const spans = (json(span.body) as { consumeTimeSpanSet: Record<string, unknown>[] }).consumeTimeSpanSet;
+    expect(spans.map((x) => (x.messageQueue as { queueId: number }).queueId)).toEqual([0, 1]);
+    const { delayTime, ...q1Span } = spans[1]! as { delayTime: number };
+    expect(q1Span).toEqual({
+      messageQueue: { brokerName: "broker-it", queueId: 1, topic: "TOff" },
+      minTimeStamp: records[0]!.storeTimestamp,
+      maxTimeStamp: records[2]!.storeTimestamp,
+      consumeTimeStamp: records[1]!.storeTimestamp,
+    });
+    // How long ago the next message to consume (the third) was stored.
+    expect(delayTime).toBeGreaterThanOrEqual(Date.now() - records[2]!.storeTimestamp - 1000);
+    expect(delayTime).toBeLessThanOrEqual(Date.now() - records[2]!.storeTimestamp);
+    expect(
+      answer(await c.invoke(h.addr, req(R.QUERY_CONSUME_TIME_SPAN, { topic: "NoTopic", group: "G" }))),
+    ).toEqual({ code: ResponseCode.TOPIC_NOT_EXIST, remark: "topic[NoTopic] not exist" });
     // Ordered topics only: TOff is not ordered, so G lists none.
     const ordered = await c.invoke(h.addr, req(R.GET_BROKER_CONSUME_STATS, { isOrder: "true" }));
     expect(new TextDecoder().decode(ordered.body!)).toContain('{"G":[]}');
@@ -269,6 +286,19 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
       code: ResponseCode.QUERY_NOT_FOUND,
       remark: "can not find message, maybe time range not correct",
     });
+  });
+
+  test("GET_SYSTEM_TOPIC_LIST_FROM_BROKER lists TopicValidator's system topics", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    await createTopic(c, h.addr, "TOff", 1);
+    const list = json((await c.invoke(h.addr, req(R.GET_SYSTEM_TOPIC_LIST_FROM_BROKER))).body) as {
+      topicList: string[];
+    };
+    for (const topic of ["TBW102", "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC"])
+      expect(list.topicList).toContain(topic);
+    // A user's topic is not a system topic.
+    expect(list.topicList).not.toContain("TOff");
   });
 
   test("heartbeat registers consumer and producer connections; unregister removes them", async () => {

@@ -28,6 +28,12 @@ export const GetConsumeStatsRequestHeader = defineHeader({
   topic: field.string().optional(),
 });
 
+/** QUERY_CONSUME_TIME_SPAN (303): a group's progress on a topic's queues, in store times. */
+export const QueryConsumeTimeSpanRequestHeader = defineHeader({
+  topic: field.string(),
+  group: field.string(),
+});
+
 /** GET_BROKER_CONSUME_STATS (317): every group's stats on one broker; `isOrder` keeps ordered topics only. */
 export const GetConsumeStatsInBrokerHeader = defineHeader({
   isOrder: field.bool().optional(),
