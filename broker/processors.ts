@@ -23,6 +23,7 @@ import { createPullProcessor } from "./processors/pull.ts";
 import { queryProcessors } from "./processors/query.ts";
 import { recallProcessors } from "./processors/recall.ts";
 import { replyProcessors } from "./processors/reply.ts";
+import { resumeHalfProcessors } from "./processors/resume-half.ts";
 import { createSendProcessor } from "./processors/send.ts";
 import { sendBackProcessors } from "./processors/send-back.ts";
 import { commitSteps, sendPipeline, sendSteps } from "./processors/send-steps/index.ts";
@@ -94,6 +95,7 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...adminTopicProcessors(ctx),
       ...adminGroupProcessors(ctx),
       ...consumeStatsProcessors(ctx),
+      ...resumeHalfProcessors(ctx),
       ...adminBrokerProcessors(ctx),
       ...adminMaintenanceProcessors(ctx),
       ...aclAdminProcessors(ctx),

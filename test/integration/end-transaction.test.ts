@@ -120,6 +120,36 @@ describe.each(SERIALIZE_TYPES)("%s headers", (_name, st) => {
     expect(await records(c, h.addr, "TTx", 1)).toEqual([]);
   });
 
+  test("RESUME_CHECK_HALF_MESSAGE puts a half message back into the half queue with TRANSACTION_CHECK_TIMES 0; a bad id gets Java's remark", async () => {
+    await using h = await startBroker();
+    const c = h.client();
+    await createTopic(c, h.addr, "TTx", 2);
+    await sendHalf(c, h.addr, "TTx", "U1", st, { TRANSACTION_CHECK_TIMES: "15" });
+    const [half] = await waitRecords(c, h.addr, HALF, 0, 1);
+    const resume = (msgId: string) =>
+      answerOf(c, h.addr, request(RequestCode.RESUME_CHECK_HALF_MESSAGE, { msgId }, null, st));
+    expect(await resume(half!.msgId)).toEqual({ code: 0, remark: null });
+    const [, again] = await waitRecords(c, h.addr, HALF, 0, 2);
+    const { TRANSACTION_CHECK_TIMES, WAIT, ...kept } = propsOf(again!);
+    const { TRANSACTION_CHECK_TIMES: before, ...original } = propsOf(half!);
+    expect({
+      before,
+      TRANSACTION_CHECK_TIMES,
+      WAIT,
+      kept,
+      body: new TextDecoder().decode(again!.body),
+    }).toEqual({
+      before: "15",
+      TRANSACTION_CHECK_TIMES: "0",
+      WAIT: "false",
+      kept: original,
+      body: "half ✓",
+    });
+    expect([again!.bornTimestamp, again!.sysFlag]).toEqual([half!.bornTimestamp, half!.sysFlag]);
+    const exception = "Exception was thrown when putting message back to RMQ_SYS_TRANS_HALF_TOPIC.";
+    expect(await resume("not-an-id")).toEqual({ code: ResponseCode.SYSTEM_ERROR, remark: exception });
+  });
+
   test("commit stores the half's copy in its real queue with the COMMIT type and the whole properties string; rollback stores nothing; each writes an op record", async () => {
     await using h = await startBroker();
     const c = h.client();

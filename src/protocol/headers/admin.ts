@@ -28,6 +28,11 @@ export const GetConsumeStatsRequestHeader = defineHeader({
   topic: field.string().optional(),
 });
 
+/** RESUME_CHECK_HALF_MESSAGE (323): the offset msgId of the half message to check again. */
+export const ResumeCheckHalfMessageRequestHeader = defineHeader({
+  msgId: field.string().optional(),
+});
+
 /** QUERY_CONSUME_TIME_SPAN (303): a group's progress on a topic's queues, in store times. */
 export const QueryConsumeTimeSpanRequestHeader = defineHeader({
   topic: field.string(),
