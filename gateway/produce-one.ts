@@ -77,8 +77,22 @@ export function sendAnswerWriter(): (topic: string, r: SendOutcome) => string {
       statusJson = JSON.stringify(r.status);
       status = r.status;
     }
-    return `{"msgId":${JSON.stringify(r.msgId)},"topic":"${topic}","brokerName":${brokerNameJson},"queueId":${jsonNumber(r.queueId)},"queueOffset":${jsonNumber(r.queueOffset)},"status":${statusJson}}`;
+    const msgId = isHexList(r.msgId) ? `"${r.msgId}"` : JSON.stringify(r.msgId);
+    return `{"msgId":${msgId},"topic":"${topic}","brokerName":${brokerNameJson},"queueId":${jsonNumber(r.queueId)},"queueOffset":${jsonNumber(r.queueOffset)},"status":${statusJson}}`;
   };
+}
+
+/**
+ * Whether `s` is hex digits and commas only, as every message id is (one, or a batch's list), so it
+ * needs no JSON escape: a loop costs a fraction of JSON.stringify's generic string path.
+ */
+function isHexList(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // 0-9, A-F, a-f, ","
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) || c === 44)) return false;
+  }
+  return true;
 }
 
 /** A number as JSON.stringify writes it (null for NaN and the infinities). */
