@@ -162,20 +162,6 @@ export function keysValue(keys: string | readonly string[] | undefined): string 
  * properties, then KEYS, TAGS, WAIT (Message's constructor), DELAY, and UNIQ_KEY (set at send).
  */
 export function encodeMessageProperties(msg: Message, uniqKey: string): string {
-  if (
-    msg.properties === undefined &&
-    msg.keys === undefined &&
-    !((msg.delayLevel ?? 0) > 0) &&
-    msg.timerDelayMs === undefined &&
-    msg.timerDeliverMs === undefined &&
-    (msg.waitStoreMsgOK ?? true) === true
-  ) {
-    // Most messages (every plain HTTP produce): TAGS, WAIT and UNIQ_KEY only, concatenated as
-    // messagePropertyPieces would list them, without the pieces array and its join.
-    let s = msg.tags !== undefined && msg.tags.length > 0 ? TAGS_ENTRY + msg.tags + PROPERTY_SEPARATOR : "";
-    s += WAIT_TRUE_ENTRY;
-    return uniqKey.length > 0 ? s + UNIQ_KEY_ENTRY + uniqKey + PROPERTY_SEPARATOR : s;
-  }
   const pieces: string[] = [];
   messagePropertyPieces(msg, uniqKey, pieces);
   return pieces.join("");

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import fc from "fast-check";
 import { AbortRace } from "../../src/client/abortable.ts";
 import { decodeResetOffsetBody } from "../../src/client/client-instance.ts";
 import {
@@ -13,7 +12,7 @@ import {
   MQClientError,
 } from "../../src/client/index.ts";
 import { LatencyFaultTolerance } from "../../src/client/latency-fault.ts";
-import { encodeMessageProperties, type Message, messagePropertyPieces } from "../../src/client/message.ts";
+import { encodeMessageProperties } from "../../src/client/message.ts";
 import { LocalFileOffsetStore } from "../../src/client/offset-store.ts";
 import { RoundRobin, selectByShardingKey, selectQueue } from "../../src/client/queue-selector.ts";
 import { RouteCache } from "../../src/client/route-cache.ts";
@@ -123,33 +122,6 @@ describe("client units", () => {
     const reserved = { topic: "T", body: "x", properties: { TAGS: "t" } };
     expect(() => encodeMessageProperties(reserved, "ID")).toThrow(
       "the property<TAGS> is used by system, input another please",
-    );
-  });
-
-  test("a message's properties string is its property pieces joined, for common and uncommon messages alike", () => {
-    const text = fc.string({ maxLength: 6 });
-    const message: fc.Arbitrary<Message> = fc.record(
-      {
-        topic: fc.constant("T"),
-        body: fc.constant("x"),
-        tags: text,
-        keys: fc.oneof(text, fc.array(text, { maxLength: 3 })),
-        properties: fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), text, { maxKeys: 2 }),
-        delayLevel: fc.integer({ min: -1, max: 3 }),
-        waitStoreMsgOK: fc.boolean(),
-        timerDelayMs: fc.nat(),
-        timerDeliverMs: fc.nat(),
-      },
-      // Mostly the common shape (tags at most), the string's fast path.
-      { requiredKeys: ["topic", "body"] },
-    );
-    fc.assert(
-      fc.property(message, fc.constantFrom("", "ID", "7F00000100"), (m, id) => {
-        const pieces: string[] = [];
-        messagePropertyPieces(m, id, pieces);
-        expect(encodeMessageProperties(m, id)).toBe(pieces.join(""));
-      }),
-      { numRuns: 1000 },
     );
   });
 
