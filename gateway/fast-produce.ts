@@ -16,7 +16,7 @@ import { type ApiKey, authenticate, authorize, presentedToken } from "./auth.ts"
 import type { GatewayDeps } from "./context.ts";
 import { checkTopic, isJson, parseMessageInput, readJson } from "./message-input.ts";
 import { finishRequest, requestIdOf, requestIdsOf } from "./middleware.ts";
-import { produceOne } from "./produce-one.ts";
+import { produceOutcome, sendAnswerWriter } from "./produce-one.ts";
 
 /** A response for a request it takes; null: the app serves the request. */
 export type FastRoute = (req: Request) => Promise<Response> | null;
@@ -30,8 +30,11 @@ const ROUTE = "/v1/topics/:topic/messages";
 export function fastProduce(deps: GatewayDeps): FastRoute | null {
   if (deps.options.corsOrigins !== null) return null;
   const max = deps.options.requestBytesMax;
-  const send = produceOne(deps);
+  const send = produceOutcome(deps);
+  const answerJson = sendAnswerWriter();
   const nextId = requestIdsOf(deps);
+  /** The last Content-Type that passed isJson: clients send the same one on every request. */
+  let jsonType: string | undefined;
 
   async function serve(req: Request, path: string, topic: string, apiKey: ApiKey | null) {
     const started = performance.now();
@@ -42,7 +45,7 @@ export function fastProduce(deps: GatewayDeps): FastRoute | null {
       authorize(apiKey, "produce", topic);
       const input = parseMessageInput(await readJson(req));
       const result = await send(topic, input);
-      res = new Response(JSON.stringify(result), {
+      res = new Response(answerJson(topic, result), {
         status: 201,
         headers: { "content-type": "application/json", "x-request-id": requestId },
       });
@@ -64,7 +67,11 @@ export function fastProduce(deps: GatewayDeps): FastRoute | null {
     // Number("") is 0 and Number("abc") NaN: only a plain length within the limit stays here.
     if (length === null || length === "" || !(Number(length) <= max) || headers.has("transfer-encoding"))
       return null;
-    if (!isJson(headers.get("content-type"))) return null;
+    const contentType = headers.get("content-type");
+    if (contentType !== jsonType) {
+      if (!isJson(contentType)) return null;
+      jsonType = contentType ?? undefined;
+    }
     let apiKey: ApiKey | null = null;
     if (deps.apiKeys !== null) {
       try {

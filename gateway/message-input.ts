@@ -39,8 +39,12 @@ export function isJson(contentType: string | null | undefined): boolean {
   );
 }
 
-export async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
+/** The request's body as JSON; a 400 problem when it is not JSON. Not async: one promise layer fewer. */
+export function readJson(req: Request): Promise<unknown> {
+  return req.text().then(parseJson);
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

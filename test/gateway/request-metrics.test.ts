@@ -56,7 +56,8 @@ async function cut(m: GatewayMetrics): Promise<string> {
 test("the exposition matches prom-client's Counter and Histogram fed request by request", async () => {
   const ref = reference();
   const m = new GatewayMetrics();
-  // Every bucket edge, between edges, above the last, repeated label sets, several routes and statuses.
+  // Every bucket edge, between edges, above the last, repeated label sets (also back to back),
+  // several routes and statuses.
   const latencies = [...BUCKETS, ...BUCKETS.map((b) => b * 0.7), 31, 1000, 0];
   const routes: [string, string, number][] = [
     ["POST", "/v1/topics/:topic/messages", 201],
@@ -68,8 +69,11 @@ test("the exposition matches prom-client's Counter and Histogram fed request by 
   await check();
   for (const [i, s] of latencies.entries()) {
     const [method, route, status] = routes[i % routes.length]!;
-    ref.observe(method, route, status, s);
-    m.observeRequest(method, route, status, s);
+    // The same label set again right after (the tally observed last is kept), every other time.
+    for (let n = i % 2 === 0 ? 2 : 1; n > 0; n--) {
+      ref.observe(method, route, status, s);
+      m.observeRequest(method, route, status, s);
+    }
     if (i % 3 === 0) {
       ref.messageIn("http");
       m.httpMessageIn();

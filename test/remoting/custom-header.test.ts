@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { defineHeader, field, RemotingError, ResponseCode } from "../../src/remoting/index.ts";
 
 const PullHeader = defineHeader({
@@ -125,5 +126,95 @@ describe("typed custom headers", () => {
   test("wire names differ from property names where the protocol says so", () => {
     expect(SendV2.encode({ producerGroup: "P", topic: "T" })).toEqual({ a: "P", b: "T" });
     expect(SendV2.decode({ a: "P", b: "T" })).toEqual({ producerGroup: "P", topic: "T" });
+  });
+});
+
+/** Every kind, required and optional, renamed on the wire or not. */
+const MIXED = {
+  group: field.string().as("a"),
+  queueId: field.int(),
+  offset: field.long().as("o"),
+  ratio: field.double().optional(),
+  flag: field.bool().optional(),
+  note: field.string().optional().as("n"),
+  count: field.int().optional(),
+};
+const MixedHeader = defineHeader(MIXED);
+
+/** Decoding field by field, in table order, through one-field codecs: what one compiled decode must equal. */
+function decodeFieldByField(ext: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(MIXED)) {
+    const wire = spec.wire ?? name;
+    const one = defineHeader({ [name]: spec }).decode(wire in ext ? { [wire]: ext[wire]! } : {});
+    if (name in one) out[name] = (one as Record<string, unknown>)[name];
+  }
+  return out;
+}
+
+const outcome = (f: () => unknown) => {
+  try {
+    return { value: f() };
+  } catch (e) {
+    const err = e as RemotingError;
+    return { code: err.code, remark: err.remark };
+  }
+};
+
+describe("a header's compiled codec", () => {
+  const texts = [
+    "",
+    "0",
+    "12",
+    "-3",
+    "+4",
+    "x",
+    "true",
+    "TRUE",
+    "false",
+    "1.5",
+    "2147483648",
+    "9007199254740993",
+    " 7",
+  ];
+  const wires = Object.entries(MIXED).map(([name, spec]) => spec.wire ?? name);
+
+  test("decodes as its fields one by one would, in table order: values, absences and the first error", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...wires, "extra"), fc.constantFrom(...texts)), (ext) => {
+        expect(outcome(() => MixedHeader.decode(ext))).toEqual(outcome(() => decodeFieldByField(ext)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test("encodes every present value as a string under its wire name, absent and null values left out", () => {
+    const value = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.integer(),
+      fc.boolean(),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...Object.keys(MIXED)), value), (header) => {
+        const expected: Record<string, string> = {};
+        for (const [name, spec] of Object.entries(MIXED)) {
+          const v = (header as Record<string, unknown>)[name];
+          if (v !== undefined && v !== null) expected[spec.wire ?? name] = String(v);
+        }
+        expect(MixedHeader.encode(header as never)).toEqual(expected);
+        expect(MixedHeader.encode(header as never, { kept: "k" })).toEqual({ kept: "k", ...expected });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test("decodes a null or absent ext as every field absent", () => {
+    expect(outcome(() => MixedHeader.decode(null))).toEqual({
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: "the custom field <a> is null",
+    });
+    expect(defineHeader({ note: field.string().optional() }).decode(undefined)).toEqual({});
   });
 });
