@@ -21,6 +21,7 @@ import { offsetAtTime, readAtOffset } from "../src/client/offset-reader.ts";
 import { PopApi } from "../src/client/pop-api.ts";
 import { PopBrokers } from "../src/client/pop-brokers.ts";
 import { ExpressionType } from "../src/protocol/body/subscription.ts";
+import { MASTER_ID } from "../src/protocol/route/index.ts";
 import type { Connector } from "../src/remoting/index.ts";
 import { ResponseCode } from "../src/remoting/index.ts";
 import type {
@@ -33,6 +34,9 @@ import type {
   SendTarget,
 } from "./cluster.ts";
 import { problems } from "./errors.ts";
+
+/** MQVersion V5_0_0: the first broker version with timer messages. */
+const TIMER_MIN_BROKER_VERSION = 413;
 
 /** The options of an ordinary send (shared: never changed). */
 const NO_OPTIONS: SendOptions = Object.freeze({});
@@ -116,6 +120,33 @@ class ClientCluster implements Cluster {
   }
 
   send(topic: string, msg: OutgoingMessage, target: SendTarget): Promise<SendOutcome> {
+    if (msg.delayMs !== undefined || msg.deliverAtMs !== undefined)
+      return this.checkTimers(topic).then(() => this.sendNow(topic, msg, target));
+    return this.sendNow(topic, msg, target);
+  }
+
+  /**
+   * Refuses a delayed send when a broker of the topic is older than RocketMQ 5.0, which has no
+   * timer messages: it would ignore TIMER_DELAY_MS / TIMER_DELIVER_MS and deliver at once, which
+   * is not what the caller asked for. Versions come from the brokers' heartbeat answers.
+   */
+  private async checkTimers(topic: string): Promise<void> {
+    const route = await this.client.route(topic).catch(() => null);
+    for (const broker of route?.brokerDatas ?? []) {
+      const addr = broker.brokerAddrs.get(MASTER_ID);
+      if (addr === undefined) continue;
+      const version = await this.client.brokerVersion(addr);
+      if (version !== undefined && version < TIMER_MIN_BROKER_VERSION)
+        throw problems.unsupportedByBroker(
+          "timer-unsupported",
+          "Timer messages are not supported by the broker",
+          `broker ${broker.brokerName} (MQVersion ${version}) is older than RocketMQ 5.0 and has no timer messages: it would deliver a message with delayMs or deliverAt at once`,
+          "timer messages (TIMER_DELAY_MS / TIMER_DELIVER_MS, RocketMQ 5.0)",
+        );
+    }
+  }
+
+  private sendNow(topic: string, msg: OutgoingMessage, target: SendTarget): Promise<SendOutcome> {
     // Field by field, not spreads of conditional objects, and no async layer: this runs for every
     // HTTP produce. producer.send never throws (a bad message is a rejection).
     const m: Message = { topic, body: msg.body };

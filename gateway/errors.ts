@@ -133,14 +133,9 @@ export const problems = {
       title: "WebSocket upgrade required",
       detail,
     }),
-  notImplemented: (detail: string, capability: string) =>
-    new GatewayProblem({
-      status: 501,
-      slug: "not-implemented",
-      title: "Not implemented yet",
-      detail,
-      extra: { missingCapability: capability },
-    }),
+  /** The broker behind lacks what the request needs (an older RocketMQ). */
+  unsupportedByBroker: (slug: string, title: string, detail: string, capability: string) =>
+    new GatewayProblem({ status: 501, slug, title, detail, extra: { missingCapability: capability } }),
 };
 
 /** Any thrown value as problem fields; `retryAfterSeconds` is what busy and unavailable answers carry. */

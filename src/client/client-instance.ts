@@ -83,6 +83,8 @@ export class ClientInstance {
   private state: "created" | "running" | "stopped" = "created";
   /** When each broker last got a heartbeat because its connection was lost. */
   private readonly reconnectHeartbeats = new Map<string, number>();
+  /** Each broker's MQVersion ordinal, from its heartbeat answers (Java's brokerVersionTable). */
+  private readonly brokerVersions = new Map<string, number>();
 
   constructor(options: ClientOptions) {
     this.options = resolveClientOptions(options);
@@ -214,10 +216,24 @@ export class ClientInstance {
     return data;
   }
 
+  /**
+   * The MQVersion ordinal of the broker at `addr`, as its last heartbeat answer gave it; one
+   * heartbeat is sent first when none was answered yet. Undefined when the broker cannot be asked.
+   */
+  async brokerVersion(addr: string): Promise<number | undefined> {
+    const known = this.brokerVersions.get(addr);
+    if (known !== undefined) return known;
+    const data = this.heartbeatToSend();
+    if (data !== undefined) await this.heartbeatTo(addr, data, "heartbeat for the broker's version failed");
+    return this.brokerVersions.get(addr);
+  }
+
   /** One broker's heartbeat; a failure is logged (the next tick tries again), never thrown. */
   private heartbeatTo(addr: string, data: HeartbeatData, failure: string): Promise<void> {
     return this.broker.heartbeat(addr, data).then(
-      () => undefined,
+      (version) => {
+        this.brokerVersions.set(addr, version);
+      },
       (err: unknown) => {
         this.log.warn({ addr, err: (err as Error).message }, failure);
       },
