@@ -2,9 +2,13 @@
  * The half messages stored lately, by CommitLog offset: END_TRANSACTION mostly follows its half
  * within milliseconds, and finding it here spares two CommitLog reads and a decode per
  * transaction. Bounded by count and bytes, oldest out first; a miss reads the store.
+ * Bodies are copied into a slab (body-slab.ts), not into an array each: a body the slab is about
+ * to overwrite leaves the cache with it, unless an END holds it (then the new body gets a copy of
+ * its own instead).
  */
 import type { HostAddress } from "../../../src/protocol/message/index.ts";
 import type { MessageToStore, PutMessageResult } from "../../store/message-store.ts";
+import { BodySlab, SLAB_BODY_BYTES_MAX, type SlabPlace } from "./body-slab.ts";
 
 /** The fields of a half record END_TRANSACTION reads. */
 export interface HalfRecord {
@@ -24,9 +28,22 @@ export interface HalfRecord {
 
 const ENTRIES_MAX = 16_384;
 const BYTES_MAX = 16 * 1024 * 1024;
+/** Bytes of the body slab: at 1 KiB a body, half the entries the count bound allows. */
+const SLAB_BYTES = 8 * 1024 * 1024;
+
+interface Entry extends HalfRecord {
+  /** Where the body is in the slab; undefined for a body with a copy of its own. */
+  readonly place: SlabPlace | undefined;
+  /** ENDs reading the entry now: its slab bytes stay until they are done. */
+  holds: number;
+}
 
 export class HalfCache {
-  private readonly byOffset = new Map<number, HalfRecord>();
+  private readonly byOffset = new Map<number, Entry>();
+  private readonly slab: BodySlab;
+  /** Entries whose bodies are in the slab, oldest first from `slabHead` (some already forgotten). */
+  private inSlab: Entry[] = [];
+  private slabHead = 0;
   private bytes = 0;
   /**
    * Offsets in insertion order from `head` (some already forgotten): evicting through the Map's
@@ -35,11 +52,16 @@ export class HalfCache {
   private order: number[] = [];
   private head = 0;
 
+  constructor(slabBytes = SLAB_BYTES) {
+    this.slab = new BodySlab(slabBytes);
+  }
+
   /** Called after a half message's put: remembered only when the store took it. */
   stored(msg: MessageToStore, put: PutMessageResult): void {
     const r = put.result;
     if (!r || msg.propertiesString === undefined) return;
-    const half: HalfRecord = {
+    const { body, place } = this.copyOf(msg.body);
+    const half: Entry = {
       topic: msg.topic,
       queueOffset: r.queueOffset,
       physicalOffset: r.wroteOffset,
@@ -49,14 +71,17 @@ export class HalfCache {
       bornHost: msg.bornHost,
       storeHost: msg.storeHost,
       reconsumeTimes: msg.reconsumeTimes,
-      // A copy of its own: the request's body is a view into the socket chunk it arrived in, often
+      // A copy, never the request's body: that is a view into the socket chunk it arrived in, often
       // a Buffer, whose slice() is another view (Node's semantics), not a copy. Kept until the END,
       // that view held the whole chunk (and every frame in it) past a young collection: the heap
       // then grew by megabytes per collection and the server spent more on GC than on the send.
-      body: new Uint8Array(msg.body),
+      body,
       propertiesString: msg.propertiesString,
       properties: msg.properties,
+      place,
+      holds: 0,
     };
+    if (place) this.inSlab.push(half);
     this.byOffset.set(r.wroteOffset, half);
     this.order.push(r.wroteOffset);
     this.bytes += msg.body.length + msg.propertiesString.length;
@@ -70,8 +95,23 @@ export class HalfCache {
     }
   }
 
-  get(physicalOffset: number): HalfRecord | undefined {
-    return this.byOffset.get(physicalOffset);
+  /**
+   * The cached half at `physicalOffset`, held: its body (a view of the slab) stays as it is until
+   * `release`, which every hold must be paired with once the body is no longer read.
+   */
+  hold(physicalOffset: number): HalfRecord | undefined {
+    const half = this.byOffset.get(physicalOffset);
+    if (half) half.holds++;
+    return half;
+  }
+
+  release(half: HalfRecord): void {
+    (half as Entry).holds--;
+  }
+
+  /** Whether a half is cached at `physicalOffset` (tests). */
+  has(physicalOffset: number): boolean {
+    return this.byOffset.has(physicalOffset);
   }
 
   forget(physicalOffset: number): void {
@@ -79,5 +119,26 @@ export class HalfCache {
     if (!half) return;
     this.byOffset.delete(physicalOffset);
     this.bytes -= half.body.length + half.propertiesString.length;
+  }
+
+  /**
+   * A copy of `src`: in the slab, after dropping the cached halves whose bodies the copy
+   * overwrites (oldest first); of its own when `src` is large or an END holds those bytes.
+   */
+  private copyOf(src: Uint8Array): { body: Uint8Array; place: SlabPlace | undefined } {
+    if (src.length > SLAB_BODY_BYTES_MAX) return { body: new Uint8Array(src), place: undefined };
+    const place = this.slab.placeFor(src.length);
+    while (this.slabHead < this.inSlab.length) {
+      const oldest = this.inSlab[this.slabHead]!;
+      if (!this.slab.overwrites(place, oldest.place!)) break;
+      if (oldest.holds > 0) return { body: new Uint8Array(src), place: undefined };
+      this.slabHead++;
+      if (this.byOffset.get(oldest.physicalOffset) === oldest) this.forget(oldest.physicalOffset);
+    }
+    if (this.slabHead > ENTRIES_MAX) {
+      this.inSlab = this.inSlab.slice(this.slabHead);
+      this.slabHead = 0;
+    }
+    return { body: this.slab.write(place, src), place };
   }
 }
