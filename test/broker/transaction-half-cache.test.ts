@@ -109,3 +109,19 @@ test("a body that does not fit before the slab's end goes to its start, over the
     cache.release(half);
   }
 });
+
+test("a held half forgotten by the count bound keeps its slab bytes until released", () => {
+  const chunk = numberedChunk(30);
+  const cache = new HalfCache(1000);
+  for (let i = 0; i < 10; i++) cache.stored(halfIn(chunk, i * 100, i * 100 + 100), stored(i));
+  const held = cache.hold(0)!;
+  cache.forget(0);
+  expect(cache.has(0)).toBe(false);
+  expect(cache.hold(0)).toBeUndefined();
+  cache.stored(halfIn(chunk, 1000, 1100), stored(10));
+  expect(held.body.every((b) => b === 0)).toBe(true);
+  expect(cache.hold(10)!.body.every((b) => b === 10)).toBe(true);
+  cache.release(held);
+  cache.stored(halfIn(chunk, 1100, 1200), stored(11));
+  expect(cache.hold(11)!.body.buffer.byteLength).toBe(1000);
+});

@@ -8,7 +8,7 @@
  */
 import type { HostAddress } from "../../../src/protocol/message/index.ts";
 import type { MessageToStore, PutMessageResult } from "../../store/message-store.ts";
-import { BodySlab, SLAB_BODY_BYTES_MAX, type SlabPlace } from "./body-slab.ts";
+import { BodySlab } from "./body-slab.ts";
 
 /** The fields of a half record END_TRANSACTION reads. */
 export interface HalfRecord {
@@ -30,19 +30,26 @@ const ENTRIES_MAX = 16_384;
 const BYTES_MAX = 16 * 1024 * 1024;
 /** Bytes of the body slab: at 1 KiB a body, half the entries the count bound allows. */
 const SLAB_BYTES = 8 * 1024 * 1024;
+/** Bodies larger than this get a copy of their own: a few would empty the ring for the small ones. */
+const SLAB_BODY_BYTES_MAX = 64 * 1024;
 
 interface Entry extends HalfRecord {
-  /** Where the body is in the slab; undefined for a body with a copy of its own. */
-  readonly place: SlabPlace | undefined;
+  /** The body's virtual start in the slab; -1 for a body with a copy of its own. */
+  slabStart: number;
   /** ENDs reading the entry now: its slab bytes stay until they are done. */
   holds: number;
+  /** Forgotten while held: leaves the map at its last release. */
+  forgotten: boolean;
 }
 
 export class HalfCache {
   private readonly byOffset = new Map<number, Entry>();
   private readonly slab: BodySlab;
-  /** Entries whose bodies are in the slab, oldest first from `slabHead` (some already forgotten). */
-  private inSlab: Entry[] = [];
+  /**
+   * Offsets of the halves whose bodies went into the slab, oldest first from `slabHead` (some
+   * already forgotten). Numbers, not entries: a forgotten half is garbage at once.
+   */
+  private inSlab: number[] = [];
   private slabHead = 0;
   private bytes = 0;
   /**
@@ -60,7 +67,8 @@ export class HalfCache {
   stored(msg: MessageToStore, put: PutMessageResult): void {
     const r = put.result;
     if (!r || msg.propertiesString === undefined) return;
-    const { body, place } = this.copyOf(msg.body);
+    const slabStart = this.slabStartFor(msg.body.length);
+    const body = slabStart < 0 ? new Uint8Array(msg.body) : this.slab.write(slabStart, msg.body);
     const half: Entry = {
       topic: msg.topic,
       queueOffset: r.queueOffset,
@@ -78,10 +86,11 @@ export class HalfCache {
       body,
       propertiesString: msg.propertiesString,
       properties: msg.properties,
-      place,
+      slabStart,
       holds: 0,
+      forgotten: false,
     };
-    if (place) this.inSlab.push(half);
+    if (slabStart >= 0) this.inSlab.push(r.wroteOffset);
     this.byOffset.set(r.wroteOffset, half);
     this.order.push(r.wroteOffset);
     this.bytes += msg.body.length + msg.propertiesString.length;
@@ -90,7 +99,7 @@ export class HalfCache {
     }
     // Most halves are forgotten by their END long before eviction: drop their stale offsets.
     if (this.order.length - this.head > 2 * ENTRIES_MAX) {
-      this.order = this.order.slice(this.head).filter((o) => this.byOffset.has(o));
+      this.order = this.order.slice(this.head).filter((o) => this.has(o));
       this.head = 0;
     }
   }
@@ -101,44 +110,50 @@ export class HalfCache {
    */
   hold(physicalOffset: number): HalfRecord | undefined {
     const half = this.byOffset.get(physicalOffset);
-    if (half) half.holds++;
+    if (!half || half.forgotten) return undefined;
+    half.holds++;
     return half;
   }
 
   release(half: HalfRecord): void {
-    (half as Entry).holds--;
+    const e = half as Entry;
+    if (--e.holds === 0 && e.forgotten) this.byOffset.delete(e.physicalOffset);
   }
 
   /** Whether a half is cached at `physicalOffset` (tests). */
   has(physicalOffset: number): boolean {
-    return this.byOffset.has(physicalOffset);
+    const half = this.byOffset.get(physicalOffset);
+    return half !== undefined && !half.forgotten;
   }
 
+  /** Drops the half at `physicalOffset`; one held stays in the slab until released. */
   forget(physicalOffset: number): void {
     const half = this.byOffset.get(physicalOffset);
-    if (!half) return;
-    this.byOffset.delete(physicalOffset);
+    if (!half || half.forgotten) return;
+    half.forgotten = true;
     this.bytes -= half.body.length + half.propertiesString.length;
+    if (half.holds === 0) this.byOffset.delete(physicalOffset);
   }
 
   /**
-   * A copy of `src`: in the slab, after dropping the cached halves whose bodies the copy
-   * overwrites (oldest first); of its own when `src` is large or an END holds those bytes.
+   * Where in the slab a body of `length` bytes goes, after forgetting the cached halves whose
+   * bodies it overwrites (oldest first); -1 (a copy of its own) when it is large or an END
+   * holds those bytes.
    */
-  private copyOf(src: Uint8Array): { body: Uint8Array; place: SlabPlace | undefined } {
-    if (src.length > SLAB_BODY_BYTES_MAX) return { body: new Uint8Array(src), place: undefined };
-    const place = this.slab.placeFor(src.length);
-    while (this.slabHead < this.inSlab.length) {
-      const oldest = this.inSlab[this.slabHead]!;
-      if (!this.slab.overwrites(place, oldest.place!)) break;
-      if (oldest.holds > 0) return { body: new Uint8Array(src), place: undefined };
-      this.slabHead++;
-      if (this.byOffset.get(oldest.physicalOffset) === oldest) this.forget(oldest.physicalOffset);
+  private slabStartFor(length: number): number {
+    if (length > SLAB_BODY_BYTES_MAX) return -1;
+    const start = this.slab.startFor(length);
+    for (; this.slabHead < this.inSlab.length; this.slabHead++) {
+      const oldest = this.byOffset.get(this.inSlab[this.slabHead]!);
+      if (!oldest) continue;
+      if (!this.slab.overwrites(start, length, oldest.slabStart)) break;
+      if (oldest.holds > 0) return -1;
+      this.forget(oldest.physicalOffset);
     }
     if (this.slabHead > ENTRIES_MAX) {
       this.inSlab = this.inSlab.slice(this.slabHead);
       this.slabHead = 0;
     }
-    return { body: this.slab.write(place, src), place };
+    return start;
   }
 }
