@@ -84,7 +84,8 @@ export class TransactionProducer extends Producer {
   /** Sends `msg` as a half message, runs the local transaction, ends it; resolves to the send and the state. */
   async sendMessageInTransaction(msg: Message, arg?: unknown): Promise<TransactionSendResult> {
     // Java ignores a delay level here; a transactional message is delivered when committed.
-    const plain: Message = { ...msg, delayLevel: undefined };
+    // (No copy when there is none to ignore: this runs per transaction.)
+    const plain: Message = msg.delayLevel === undefined ? msg : { ...msg, delayLevel: undefined };
     const msgId = this.client.nextUniqueId();
     const properties =
       encodeMessageProperties(plain, "") +
@@ -168,7 +169,7 @@ export class TransactionProducer extends Producer {
     const brokerName = result.messageQueue.brokerName;
     const addr =
       this.client.routes.masterAddr(brokerName) ?? (await this.client.masterAddr(brokerName, topic));
-    const ext = EndTransactionRequestHeader.encode({
+    const header: EndTransactionRequestHeader = {
       topic,
       producerGroup: this.group,
       tranStateTableOffset: result.queueOffset,
@@ -176,10 +177,11 @@ export class TransactionProducer extends Producer {
       commitOrRollback: STATE_WIRE[state],
       fromTransactionCheck: false,
       msgId: result.msgId,
-      ...(result.transactionId !== undefined ? { transactionId: result.transactionId } : {}),
       bname: brokerName,
-    });
-    await this.sendEnd(addr, ext, remark);
+    };
+    // Set, not spread in: one object per END. The encoder writes fields in its own order.
+    if (result.transactionId !== undefined) header.transactionId = result.transactionId;
+    await this.sendEnd(addr, EndTransactionRequestHeader.encode(header), remark);
   }
 
   private sendEnd(
