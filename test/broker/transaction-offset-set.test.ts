@@ -54,6 +54,9 @@ test("agrees with a Set through adds in and out of order, far offsets, and remov
     expect(bits.size).toBe(m.set.size);
     for (let o = walk - 50; o < walk + 3100; o++) expect(bits.has(o)).toBe(m.set.has(o));
     for (const o of m.set) expect(bits.has(o)).toBe(true);
+    let absent = walk;
+    while (absent < walk + 5000 && m.set.has(absent)) absent++;
+    expect(bits.firstAbsent(walk, walk + 5000)).toBe(absent);
   }
 });
 
@@ -69,4 +72,15 @@ test("bits removed from below come in ascending order; a restart's first offset 
   // Adding the same offset twice counts it once.
   bits.add(1_000_000_040);
   expect(bits.size).toBe(1);
+});
+
+test("firstAbsent passes whole words of set bits and stops at the limit", () => {
+  const bits = new OffsetSet();
+  for (let o = 100; o < 1000; o++) bits.add(o);
+  bits.add(1001);
+  expect(bits.firstAbsent(100, 5000)).toBe(1000);
+  expect(bits.firstAbsent(1000, 5000)).toBe(1000);
+  expect(bits.firstAbsent(1001, 5000)).toBe(1002);
+  expect(bits.firstAbsent(100, 700)).toBe(700);
+  expect(bits.firstAbsent(50, 5000)).toBe(50);
 });

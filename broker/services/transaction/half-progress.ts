@@ -143,6 +143,14 @@ export class HalfProgress {
     if (this.immunityOrigins.size < LATE_FINISHED_MAX) this.immunityOrigins.add(halfOffset);
   }
 
+  /**
+   * The first half offset in [from, limit) no op record finished, `limit` if none; `from` must be
+   * at or past the walk's position (where the finished offsets are all in `finished`).
+   */
+  firstUnfinished(from: number, limit: number): number {
+    return this.finished.firstAbsent(from, limit);
+  }
+
   isFinished(halfOffset: number): boolean {
     return this.finished.has(halfOffset) || this.lateFinished.has(halfOffset);
   }

@@ -36,6 +36,22 @@ export class OffsetSet {
     return this.outside.has(offset);
   }
 
+  /** The first offset in [from, limit) not in the set; `limit` if there is none. */
+  firstAbsent(from: number, limit: number): number {
+    const span = this.words.length * 32;
+    for (let o = from; o < limit; ) {
+      const i = o - this.base;
+      // A word of 32 set bits is passed whole: a walk passes runs of thousands.
+      if (i >= 0 && (i & 31) === 0 && i + 32 <= span && this.words[i >>> 5] === 0xffffffff) {
+        o += 32;
+        continue;
+      }
+      if (!this.has(o)) return o;
+      o++;
+    }
+    return limit;
+  }
+
   add(offset: number): void {
     if (this.bits === 0 && offset >= this.base && Number.isSafeInteger(offset)) {
       // Empty bits (all words 0) may move to any offset above: the first add after a restart's
