@@ -160,15 +160,35 @@ export class TransactionProducer extends Producer {
     );
   }
 
-  private async endTransaction(
+  /**
+   * Not an async function (with the broker's address known, as it nearly always is, no coroutine
+   * per END), but fails as one would: a throw is a rejected promise, which the caller logs.
+   */
+  private endTransaction(
     topic: string,
     result: SendResult,
     state: LocalTransactionState,
     remark: string | null,
   ): Promise<void> {
-    const brokerName = result.messageQueue.brokerName;
-    const addr =
-      this.client.routes.masterAddr(brokerName) ?? (await this.client.masterAddr(brokerName, topic));
+    try {
+      const brokerName = result.messageQueue.brokerName;
+      const addr = this.client.routes.masterAddr(brokerName);
+      if (addr !== undefined) return this.endAt(addr, topic, result, state, remark);
+      return this.client
+        .masterAddr(brokerName, topic)
+        .then((found) => this.endAt(found, topic, result, state, remark));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private endAt(
+    addr: string,
+    topic: string,
+    result: SendResult,
+    state: LocalTransactionState,
+    remark: string | null,
+  ): Promise<void> {
     const header: EndTransactionRequestHeader = {
       topic,
       producerGroup: this.group,
@@ -177,11 +197,11 @@ export class TransactionProducer extends Producer {
       commitOrRollback: STATE_WIRE[state],
       fromTransactionCheck: false,
       msgId: result.msgId,
-      bname: brokerName,
+      bname: result.messageQueue.brokerName,
     };
     // Set, not spread in: one object per END. The encoder writes fields in its own order.
     if (result.transactionId !== undefined) header.transactionId = result.transactionId;
-    await this.sendEnd(addr, EndTransactionRequestHeader.encode(header), remark);
+    return this.sendEnd(addr, EndTransactionRequestHeader.encode(header), remark);
   }
 
   private sendEnd(
