@@ -30,6 +30,8 @@ import type { SendPipeline } from "./send-steps/index.ts";
 type DecodedHalf = HalfRecord;
 
 const fail = (remark: string) => new RemotingError(ResponseCode.SYSTEM_ERROR, remark);
+/** The op record naming the half was not stored (awaited inline: no async helper per END). */
+const opWriteFailed = () => fail("write op message failed");
 
 /** Java's sendFinalMessage answers for a commit the store refused. */
 function commitFailure(ctx: BrokerContext, status: string): RemotingError {
@@ -104,9 +106,6 @@ export function endTransactionProcessors(
   commitSteps: SendPipeline,
 ): ProcessorTableEntry[] {
   const tx = ctx.transactions;
-  const finish = async (halfOffset: number) => {
-    if (!(await tx.ops.finish(halfOffset))) throw fail("write op message failed");
-  };
   return [
     [
       RequestCode.END_TRANSACTION,
@@ -133,26 +132,32 @@ export function endTransactionProcessors(
             "producer ended a transaction with a remark",
           );
         }
-        const decoded = tx.halves.get(h.commitLogOffset) ?? (await readHalf(ctx, h.commitLogOffset));
-        if (decoded && tooLateForProducer(ctx, decoded, h)) {
-          return RemotingCommand.response(ResponseCode.ILLEGAL_OPERATION);
-        }
-        const half = checkHalf(decoded, h);
-        if (state === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
-          await finish(h.tranStateTableOffset);
+        // Held until the commit is stored: a cached body is a view of the half cache's slab.
+        const cached = tx.halves.hold(h.commitLogOffset);
+        try {
+          const decoded = cached ?? (await readHalf(ctx, h.commitLogOffset));
+          if (decoded && tooLateForProducer(ctx, decoded, h)) {
+            return RemotingCommand.response(ResponseCode.ILLEGAL_OPERATION);
+          }
+          const half = checkHalf(decoded, h);
+          if (state === MessageSysFlag.TRANSACTION_ROLLBACK_TYPE) {
+            if (!(await tx.ops.finish(h.tranStateTableOffset))) throw opWriteFailed();
+            tx.halves.forget(h.commitLogOffset);
+            tx.stats.rolledBack++;
+            return RemotingCommand.response(ResponseCode.SUCCESS);
+          }
+          const stepped = commitSteps(committedMessage(half, h), { now: Date.now() });
+          const msg = stepped instanceof Promise ? await stepped : stepped;
+          const put = await ctx.store.putMessage(msg);
+          if (!STORED_STATUSES.has(put.status)) throw commitFailure(ctx, put.status);
+          ctx.stats.putNums.add(1, Date.now());
+          if (!(await tx.ops.finish(h.tranStateTableOffset))) throw opWriteFailed();
           tx.halves.forget(h.commitLogOffset);
-          tx.stats.rolledBack++;
+          tx.stats.committed++;
           return RemotingCommand.response(ResponseCode.SUCCESS);
+        } finally {
+          if (cached) tx.halves.release(cached);
         }
-        const stepped = commitSteps(committedMessage(half, h), { now: Date.now() });
-        const msg = stepped instanceof Promise ? await stepped : stepped;
-        const put = await ctx.store.putMessage(msg);
-        if (!STORED_STATUSES.has(put.status)) throw commitFailure(ctx, put.status);
-        ctx.stats.putNums.add(1, Date.now());
-        await finish(h.tranStateTableOffset);
-        tx.halves.forget(h.commitLogOffset);
-        tx.stats.committed++;
-        return RemotingCommand.response(ResponseCode.SUCCESS);
       },
     ],
   ];

@@ -84,7 +84,8 @@ export class TransactionProducer extends Producer {
   /** Sends `msg` as a half message, runs the local transaction, ends it; resolves to the send and the state. */
   async sendMessageInTransaction(msg: Message, arg?: unknown): Promise<TransactionSendResult> {
     // Java ignores a delay level here; a transactional message is delivered when committed.
-    const plain: Message = { ...msg, delayLevel: undefined };
+    // (No copy when there is none to ignore: this runs per transaction.)
+    const plain: Message = msg.delayLevel === undefined ? msg : { ...msg, delayLevel: undefined };
     const msgId = this.client.nextUniqueId();
     const properties =
       encodeMessageProperties(plain, "") +
@@ -159,16 +160,36 @@ export class TransactionProducer extends Producer {
     );
   }
 
-  private async endTransaction(
+  /**
+   * Not an async function (with the broker's address known, as it nearly always is, no coroutine
+   * per END), but fails as one would: a throw is a rejected promise, which the caller logs.
+   */
+  private endTransaction(
     topic: string,
     result: SendResult,
     state: LocalTransactionState,
     remark: string | null,
   ): Promise<void> {
-    const brokerName = result.messageQueue.brokerName;
-    const addr =
-      this.client.routes.masterAddr(brokerName) ?? (await this.client.masterAddr(brokerName, topic));
-    const ext = EndTransactionRequestHeader.encode({
+    try {
+      const brokerName = result.messageQueue.brokerName;
+      const addr = this.client.routes.masterAddr(brokerName);
+      if (addr !== undefined) return this.endAt(addr, topic, result, state, remark);
+      return this.client
+        .masterAddr(brokerName, topic)
+        .then((found) => this.endAt(found, topic, result, state, remark));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private endAt(
+    addr: string,
+    topic: string,
+    result: SendResult,
+    state: LocalTransactionState,
+    remark: string | null,
+  ): Promise<void> {
+    const header: EndTransactionRequestHeader = {
       topic,
       producerGroup: this.group,
       tranStateTableOffset: result.queueOffset,
@@ -176,10 +197,11 @@ export class TransactionProducer extends Producer {
       commitOrRollback: STATE_WIRE[state],
       fromTransactionCheck: false,
       msgId: result.msgId,
-      ...(result.transactionId !== undefined ? { transactionId: result.transactionId } : {}),
-      bname: brokerName,
-    });
-    await this.sendEnd(addr, ext, remark);
+      bname: result.messageQueue.brokerName,
+    };
+    // Set, not spread in: one object per END. The encoder writes fields in its own order.
+    if (result.transactionId !== undefined) header.transactionId = result.transactionId;
+    return this.sendEnd(addr, EndTransactionRequestHeader.encode(header), remark);
   }
 
   private sendEnd(

@@ -87,3 +87,22 @@ test("op records written elsewhere (before a restart) are read back and finish t
     store.getMaxOffsetInQueue(TRANS_OP_HALF_TOPIC, 0) - 1,
   );
 });
+
+test("ends waiting while an op record is written share the next record, split at the body cap", async () => {
+  const { store } = await countingStore();
+  const named: number[][] = [];
+  const writer = new OpWriter({
+    store,
+    topics,
+    storeHost: () => host,
+    onStored: (halves) => named.push([...halves]),
+    log: silent,
+  });
+  // The first end is written at once; the 1,000 after it wait for that write: 10-digit offsets
+  // take 11 bytes each, so 372 fit a 4096-byte body (4092 bytes).
+  const first = 1_000_000_000;
+  const ends = Array.from({ length: 1001 }, (_, i) => writer.finish(first + i));
+  expect((await Promise.all(ends)).every((stored) => stored)).toBe(true);
+  expect(named.map((h) => h.length)).toEqual([1, 372, 372, 256]);
+  expect(named.flat()).toEqual(Array.from({ length: 1001 }, (_, i) => first + i));
+});

@@ -43,11 +43,11 @@ export function halfMessageStep(ctx: BrokerContext): SendStep {
   // decoding and re-encoding the properties was most of the step's cost.
   const toHalf = (msg: MessageToStore): MessageToStore => {
     const uniqKey = msg.properties.get(MessageConst.UNIQ_KEY);
-    const added = {
-      ...(uniqKey ? { [MessageConst.TRANSACTION_ID]: uniqKey } : {}),
-      [MessageConst.REAL_TOPIC]: msg.topic,
-      [MessageConst.REAL_QID]: String(msg.queueId),
-    };
+    // Set key by key, in this order, not spread from a temporary object.
+    const added: Record<string, string> = {};
+    if (uniqKey) added[MessageConst.TRANSACTION_ID] = uniqKey;
+    added[MessageConst.REAL_TOPIC] = msg.topic;
+    added[MessageConst.REAL_QID] = String(msg.queueId);
     const fast = msg.properties instanceof PropertiesView ? msg.properties.appended(added) : undefined;
     const propertiesString =
       fast?.encoded ?? editPropertiesString(msg.propertiesString ?? encodeProperties(msg.properties), added);

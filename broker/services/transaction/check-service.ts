@@ -130,6 +130,7 @@ export class TransactionCheckService implements BrokerService {
       await progress.readOps();
       let next = progress.halfOffset;
       walking: while (this.now() - started < WALK_MS_MAX && !this.stopped) {
+        next = this.pastFinished(next);
         const units = await this.o.store.readQueueUnits(TRANS_HALF_TOPIC, HALF_QUEUE_ID, next, HALF_PAGE);
         if (units.length === 0) break;
         const held = units.filter((u) => holdsMessage(u) && !progress.isFinished(u.queueOffset));
@@ -164,6 +165,17 @@ export class TransactionCheckService implements BrokerService {
     } catch (err) {
       this.o.log.error({ err }, "transaction check failed");
     }
+  }
+
+  /**
+   * The first offset from `next` whose half is not finished: the pages of finished halves (nearly
+   * all of a busy interval's) are passed without reading their units, as reading them would only
+   * move `next` past each. Only within [min, max) of the half queue, where every offset has a unit.
+   */
+  private pastFinished(next: number): number {
+    const store = this.o.store;
+    if (next < store.getMinOffsetInQueue(TRANS_HALF_TOPIC, HALF_QUEUE_ID)) return next;
+    return this.o.progress.firstUnfinished(next, store.getMaxOffsetInQueue(TRANS_HALF_TOPIC, HALF_QUEUE_ID));
   }
 
   /** What to do with an unfinished half message (Java's check loop, in its order). */

@@ -19,6 +19,7 @@ import type { ConsumerOffsets } from "../../metadata/consumer-offsets.ts";
 import type { MessageStore } from "../../store/message-store.ts";
 import { holdsMessage } from "../../store/reads.ts";
 import { readParked } from "../stored-message.ts";
+import { OffsetSet } from "./offset-set.ts";
 
 /** Op units read per store call. */
 const OP_PAGE = 256;
@@ -42,8 +43,8 @@ export class HalfProgress {
   private half = 0;
   /** Next op unit to read. */
   private opRead = 0;
-  /** Finished half offsets ≥ `half`. */
-  private readonly finished = new Set<number>();
+  /** Finished half offsets ≥ `half` (a bit each: one per transaction ended). */
+  private readonly finished = new OffsetSet();
   /** Finished half offsets below `half`, at most LATE_FINISHED_MAX of them. */
   private readonly lateFinished = new Set<number>();
   /**
@@ -142,6 +143,14 @@ export class HalfProgress {
     if (this.immunityOrigins.size < LATE_FINISHED_MAX) this.immunityOrigins.add(halfOffset);
   }
 
+  /**
+   * The first half offset in [from, limit) no op record finished, `limit` if none; `from` must be
+   * at or past the walk's position (where the finished offsets are all in `finished`).
+   */
+  firstUnfinished(from: number, limit: number): number {
+    return this.finished.firstAbsent(from, limit);
+  }
+
   isFinished(halfOffset: number): boolean {
     return this.finished.has(halfOffset) || this.lateFinished.has(halfOffset);
   }
@@ -153,11 +162,9 @@ export class HalfProgress {
    */
   advance(next: number): void {
     if (next > this.half) {
-      for (const o of this.finished) {
-        if (o >= next) continue;
-        this.finished.delete(o);
+      this.finished.removeBelow(next, (o) => {
         if (this.immunityOrigins.delete(o)) this.rememberLate(o);
-      }
+      });
       this.half = next;
     }
     while (this.opUnits.length > 0 && this.opUnits[0]!.maxHalf < this.half) this.opUnits.shift();

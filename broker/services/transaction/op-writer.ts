@@ -26,9 +26,31 @@ import { STORED_STATUSES } from "../stored-message.ts";
 /** Java's transactionOpMsgMaxSize: an op body never grows past this many bytes. */
 const OP_BODY_BYTES_MAX = 4096;
 
-interface Waiting {
-  readonly halfOffset: number;
+/**
+ * The half offsets one op record will name, and the promise every END waiting for it shares: one
+ * promise per record, not one per END (an END is the broker's most frequent request after sends).
+ */
+interface Batch {
+  readonly halfOffsets: number[];
+  /** Body bytes so far: each offset's digits and its comma. */
+  bytes: number;
+  readonly stored: Promise<boolean>;
   readonly done: (stored: boolean) => void;
+}
+
+function newBatch(): Batch {
+  let done: (stored: boolean) => void = () => {};
+  const stored = new Promise<boolean>((resolve) => {
+    done = resolve;
+  });
+  return { halfOffsets: [], bytes: 0, stored, done };
+}
+
+/** The length of `encodeOpBody`'s text for one offset: its decimal digits and a comma. */
+function opEntryBytes(halfOffset: number): number {
+  let digits = 1;
+  for (let n = halfOffset; n >= 10; n = Math.floor(n / 10)) digits++;
+  return halfOffset < 0 ? String(halfOffset).length + 1 : digits + 1;
 }
 
 export interface OpWriterOptions {
@@ -44,19 +66,30 @@ export interface OpWriterOptions {
 }
 
 export class OpWriter {
-  private queue: Waiting[] = [];
+  /** Records to write, in order; only the last one takes more offsets. */
+  private queue: Batch[] = [];
   private writing: Promise<void> | undefined;
   private topicReady = false;
   private ids: UniqueIdGenerator | undefined;
 
   constructor(private readonly o: OpWriterOptions) {}
 
-  /** Resolves to whether the op record naming `halfOffset` was stored. */
+  /**
+   * Resolves to whether the op record naming `halfOffset` was stored. The offset joins the last
+   * record not yet being written while its body stays within OP_BODY_BYTES_MAX (so a record is
+   * the longest run of waiting ends that fits, as when they were batched at write time).
+   */
   finish(halfOffset: number): Promise<boolean> {
-    return new Promise((done) => {
-      this.queue.push({ halfOffset, done });
-      this.writing ??= this.drain();
-    });
+    const len = opEntryBytes(halfOffset);
+    let batch = this.queue.at(-1);
+    if (!batch || (batch.halfOffsets.length > 0 && batch.bytes + len > OP_BODY_BYTES_MAX)) {
+      batch = newBatch();
+      this.queue.push(batch);
+    }
+    batch.halfOffsets.push(halfOffset);
+    batch.bytes += len;
+    this.writing ??= this.drain();
+    return batch.stored;
   }
 
   /** Resolves once every op record asked for so far is written. */
@@ -66,30 +99,16 @@ export class OpWriter {
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const batch = this.takeBatch();
-        const stored = await this.write(batch.map((w) => w.halfOffset)).catch((err: unknown) => {
+      for (let batch = this.queue.shift(); batch; batch = this.queue.shift()) {
+        const stored = await this.write(batch.halfOffsets).catch((err: unknown) => {
           this.o.log.error({ err }, "op record not written");
           return false;
         });
-        for (const w of batch) w.done(stored);
+        batch.done(stored);
       }
     } finally {
       this.writing = undefined;
     }
-  }
-
-  /** The longest head of the queue whose body stays within OP_BODY_BYTES_MAX. */
-  private takeBatch(): Waiting[] {
-    let bytes = 0;
-    let n = 0;
-    for (const w of this.queue) {
-      const len = String(w.halfOffset).length + 1;
-      if (n > 0 && bytes + len > OP_BODY_BYTES_MAX) break;
-      bytes += len;
-      n++;
-    }
-    return this.queue.splice(0, n);
   }
 
   private async write(halfOffsets: readonly number[]): Promise<boolean> {

@@ -247,10 +247,14 @@ const canonicalScratch = new Int32Array(128);
 export class PropertiesView implements ReadonlyMap<string, string> {
   private decoded: Map<string, string> | undefined;
 
-  /** `picked[i]` must be what the string holds under `PICKED_KEYS[i]`. */
+  /**
+   * `picked[i]` must be what the string holds under `PICKED_KEYS[i]`; `added`, entries the string
+   * holds once each with those (non-empty) values, answered without a scan (see `appended`).
+   */
   constructor(
     readonly encoded: string,
     private readonly picked?: readonly (string | undefined)[],
+    private readonly added?: Readonly<Record<string, string>>,
   ) {}
 
   private map(): Map<string, string> {
@@ -261,7 +265,9 @@ export class PropertiesView implements ReadonlyMap<string, string> {
   /**
    * This view with `entries` appended to its string, keeping the picked values: for keys outside
    * PICKED_KEYS that the string does not hold yet (else undefined, and the caller edits the
-   * string instead). What the half-message step adds to every transactional message.
+   * string instead). What the half-message step adds to every transactional message; the new
+   * view answers `get` for them without a scan (END_TRANSACTION reads REAL_TOPIC and REAL_QID),
+   * so `entries` is kept and must not change afterwards.
    */
   appended(entries: Readonly<Record<string, string>>): PropertiesView | undefined {
     let s = this.encoded;
@@ -274,7 +280,7 @@ export class PropertiesView implements ReadonlyMap<string, string> {
       if (this.encoded.includes(needle)) return undefined;
       s += needle + value + PROPERTY_SEPARATOR;
     }
-    return new PropertiesView(s, this.picked);
+    return new PropertiesView(s, this.picked, this.added ? { ...this.added, ...entries } : entries);
   }
 
   get(key: string): string | undefined {
@@ -282,6 +288,7 @@ export class PropertiesView implements ReadonlyMap<string, string> {
       const i = PICKED_KEYS.indexOf(key);
       if (i >= 0) return this.picked[i];
     }
+    if (this.added !== undefined && Object.hasOwn(this.added, key)) return this.added[key];
     return this.decoded ? this.decoded.get(key) : findProperty(this.encoded, key);
   }
 
