@@ -4,7 +4,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { HandleSigner, type LeaseHandle } from "../../gateway/receipt-handle.ts";
+import fc from "fast-check";
+import { HandleSigner, type LeaseHandle, leaseDeadline } from "../../gateway/receipt-handle.ts";
 import { HANDLE_CACHE_GENERATION_MAX, HandleCache } from "../../gateway/receipt-handle-cache.ts";
 
 const SECRET = "test secret";
@@ -83,5 +84,33 @@ describe("the handle cache", () => {
     const cache = new HandleCache();
     for (let i = 0; i < 4 * HANDLE_CACHE_GENERATION_MAX; i++) cache.add(`h${i}`, lease(i));
     expect([HANDLE_CACHE_GENERATION_MAX, cache.size]).toEqual([8192, 2 * 8192]);
+  });
+});
+
+describe("the lease deadline of a broker handle", () => {
+  /** The reading leaseDeadline had before it summed digits in place: Number of each field's slice. */
+  const byNumber = (h: string) => {
+    const a = h.indexOf(" ");
+    const b = h.indexOf(" ", a + 1);
+    const c = h.indexOf(" ", b + 1);
+    return Number(h.slice(a + 1, b)) + Number(h.slice(b + 1, c));
+  };
+
+  test("is popTime + invisibleTime", () => {
+    expect(leaseDeadline(lease(5).brokerHandle)).toBe(1_700_000_060_000);
+  });
+
+  test("reads any text as Number of the field slices does: digits, signs, fractions, too few fields", () => {
+    const field = fc.oneof(
+      fc.stringMatching(/^\d{1,20}$/),
+      fc.constantFrom("", "-5", "+7", "1.5", "1e3", "0x10", "abc", " "),
+    );
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 1, maxLength: 9 }), (fields) => {
+        const h = fields.join(" ");
+        expect(Object.is(leaseDeadline(h), byNumber(h))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
