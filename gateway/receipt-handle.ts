@@ -18,6 +18,13 @@ import { HandleCache } from "./receipt-handle-cache.ts";
 const VERSION = "v1";
 /** Longer than any handle this gateway signs (names ≤ 255, broker handle < 200 characters). */
 export const HANDLE_CHARS_MAX = 2048;
+/** HMAC-SHA256 is 32 bytes; Bun's hasher writes a digest only into 64 bytes or more. */
+const MAC_BYTES = 32;
+const DIGEST_SCRATCH_BYTES = 64;
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
+const UTF8_BYTES_PER_UNIT_MAX = 3;
+/** Payloads up to this many bytes are encoded through the signer's scratch buffer. */
+const PAYLOAD_SCRATCH_BYTES = 4096;
 
 export interface LeaseHandle {
   group: string;
@@ -32,6 +39,12 @@ export class HandleSigner {
   /** The same key for node:crypto, should the Bun hasher throw (see mac). */
   private readonly key: KeyObject;
   private readonly recent: HandleCache;
+  /**
+   * Scratch for sign, which every leased message passes: the payload's bytes and the MAC are
+   * written here and read out as base64url, rather than each in a Buffer of its own per handle.
+   */
+  private readonly payloadBytes = Buffer.allocUnsafe(PAYLOAD_SCRATCH_BYTES);
+  private readonly digestBytes = Buffer.allocUnsafe(DIGEST_SCRATCH_BYTES);
 
   /** `secret` empty: a random key, good for this process only. */
   constructor(secret: string, cache = new HandleCache()) {
@@ -42,10 +55,28 @@ export class HandleSigner {
   }
 
   sign(h: LeaseHandle): string {
-    const payload = Buffer.from(`${h.group}\n${h.topic}\n${h.brokerHandle}`, "utf8").toString("base64url");
-    const handle = `${VERSION}.${payload}.${this.mac(payload).toString("base64url")}`;
+    const payload = this.base64url(`${h.group}\n${h.topic}\n${h.brokerHandle}`);
+    const handle = `${VERSION}.${payload}.${this.macText(payload)}`;
     this.recent.add(handle, h);
     return handle;
+  }
+
+  private base64url(text: string): string {
+    if (text.length * UTF8_BYTES_PER_UNIT_MAX > PAYLOAD_SCRATCH_BYTES)
+      return Buffer.from(text, "utf8").toString("base64url");
+    const n = this.payloadBytes.write(text, 0, "utf8");
+    return this.payloadBytes.toString("base64url", 0, n);
+  }
+
+  /** mac(payload) as base64url, through the digest scratch; the same fallback as mac. */
+  private macText(payload: string): string {
+    const text = `${VERSION}.${payload}`;
+    try {
+      this.keyed.copy().update(text).digest(this.digestBytes);
+      return this.digestBytes.toString("base64url", 0, MAC_BYTES);
+    } catch {
+      return createHmac("sha256", this.key).update(text).digest("base64url");
+    }
   }
 
   /** The handle's content, or a reason it is refused. */

@@ -29,6 +29,14 @@ describe("receipt handles", () => {
     expect(new HandleSigner(SECRET).verify(signedByHand(lease(2), SECRET))).toEqual(lease(2));
   });
 
+  test("non-ASCII names and a payload longer than the signer's scratch sign as the format says", () => {
+    const signer = new HandleSigner(SECRET);
+    const wide: LeaseHandle = { group: "gruppe-é", topic: "主题-😀", brokerHandle: lease(9).brokerHandle };
+    const long: LeaseHandle = { ...lease(10), brokerHandle: `${lease(10).brokerHandle} ${"é".repeat(1500)}` };
+    for (const h of [wide, long, lease(11)]) expect(signer.sign(h)).toBe(signedByHand(h, SECRET));
+    expect(new HandleSigner(SECRET).verify(signer.sign(wide))).toEqual(wide);
+  });
+
   test("a Bun hasher that throws (a stale BoringSSL error) falls back to node:crypto: same handles, same verdicts", () => {
     const signer = new HandleSigner(SECRET);
     (signer as unknown as { keyed: { copy(): never } }).keyed = {
