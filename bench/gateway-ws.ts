@@ -12,7 +12,7 @@ import { spawnServer } from "./lib/child.ts";
 import { wsPushRate } from "./lib/gateway-lease.ts";
 import { createGatewayTopic, waitGatewayReady } from "./lib/gateway-topics.ts";
 import { pinApart } from "./lib/pin.ts";
-import { cpuProfileLauncher, processCpuMs } from "./lib/proc-cpu.ts";
+import { cpuProfileLauncher, processUsage } from "./lib/proc-cpu.ts";
 import { printTable } from "./lib/report.ts";
 import { startServer } from "./lib/start-server.ts";
 
@@ -51,15 +51,21 @@ try {
   const ceilings: number[] = [];
   const ratios: number[] = [];
   const cpuPerMsg: number[] = [];
+  const sysPerMsg: number[] = [];
+  const faultsPerMsg: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const subscribe = { group: `BENCH_GW_WS${round}`, topic: TOPIC, invisibleMs: 60_000 };
     const c = await wsPushRate(ceilingUrl, subscribe, 128, durationMs);
-    const cpu0 = processCpuMs(srv.pid);
+    const u0 = processUsage(srv.pid);
     const t0 = performance.now();
     const g = await wsPushRate(wsUrl, subscribe, 128, durationMs);
     // The warm-up's messages are pushed too: CPU over the whole run, per message at the measured rate.
     const ms = performance.now() - t0;
-    cpuPerMsg.push(((processCpuMs(srv.pid) - cpu0) * 1000) / ((g * ms) / 1000));
+    const u = processUsage(srv.pid);
+    const pushed = (g * ms) / 1000;
+    cpuPerMsg.push(((u.userMs + u.systemMs - u0.userMs - u0.systemMs) * 1000) / pushed);
+    sysPerMsg.push(((u.systemMs - u0.systemMs) * 1000) / pushed);
+    faultsPerMsg.push((u.minorFaults - u0.minorFaults) / pushed);
     rates.push(g);
     ceilings.push(c);
     ratios.push(g / c);
@@ -74,6 +80,14 @@ try {
       unit: "msg/s",
     },
     { name: "server CPU per WS-pushed message", value: median(cpuPerMsg), unit: "µs/msg" },
+    // Kernel time and minor faults: memory the allocator returns to the system and faults back in
+    // shows here (see gateway/README.md, "WebSocket push cost").
+    { name: "  of which system (kernel) CPU", value: median(sysPerMsg), unit: "µs/msg" },
+    {
+      name: "server minor page faults per WS-pushed message",
+      value: median(faultsPerMsg),
+      unit: "faults/msg",
+    },
   ]);
 } finally {
   await wsCeiling.stop();

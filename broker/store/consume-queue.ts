@@ -179,7 +179,8 @@ export class ConsumeQueue {
 
   /**
    * Up to `max` units from `offset`, never crossing a file boundary (as RocketMQ reads one
-   * mapped file at a time); a copy.
+   * mapped file at a time); to be read, never written: units of the files may be a view of the
+   * units cache's window (units-cache.ts), those not yet written a copy (the pending buffer moves).
    */
   async readUnits(offset: number, max: number): Promise<Uint8Array> {
     if (offset < this.minOffset || offset >= this.maxOffset || max <= 0) return new Uint8Array(0);
@@ -208,7 +209,7 @@ export class ConsumeQueue {
     }
     if (ahead === fileUpTo) return bytes;
     if (cuts === this.cuts) this.cache?.put(this, offset, bytes);
-    return bytes.slice(0, (fileUpTo - offset) * CQ_UNIT_BYTES);
+    return bytes.subarray(0, (fileUpTo - offset) * CQ_UNIT_BYTES);
   }
 
   async unitAt(offset: number): Promise<CqUnit | undefined> {

@@ -11,7 +11,7 @@ import { BoundaryType, GetMessageStatus } from "./status.ts";
 export interface QueueView {
   readonly minOffset: number;
   readonly maxOffset: number;
-  /** Up to `max` 20-byte units from `offset` (possibly fewer). */
+  /** Up to `max` 20-byte units from `offset` (possibly fewer); read only: they may be a cache's view. */
   readUnits(offset: number, max: number): Promise<Uint8Array>;
 }
 

@@ -4,7 +4,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { HandleSigner, type LeaseHandle } from "../../gateway/receipt-handle.ts";
+import fc from "fast-check";
+import { HandleSigner, type LeaseHandle, leaseDeadline } from "../../gateway/receipt-handle.ts";
 import { HANDLE_CACHE_GENERATION_MAX, HandleCache } from "../../gateway/receipt-handle-cache.ts";
 
 const SECRET = "test secret";
@@ -26,6 +27,14 @@ describe("receipt handles", () => {
     const signer = new HandleSigner(SECRET);
     expect(signer.sign(lease(1))).toBe(signedByHand(lease(1), SECRET));
     expect(new HandleSigner(SECRET).verify(signedByHand(lease(2), SECRET))).toEqual(lease(2));
+  });
+
+  test("non-ASCII names and a payload longer than the signer's scratch sign as the format says", () => {
+    const signer = new HandleSigner(SECRET);
+    const wide: LeaseHandle = { group: "gruppe-é", topic: "主题-😀", brokerHandle: lease(9).brokerHandle };
+    const long: LeaseHandle = { ...lease(10), brokerHandle: `${lease(10).brokerHandle} ${"é".repeat(1500)}` };
+    for (const h of [wide, long, lease(11)]) expect(signer.sign(h)).toBe(signedByHand(h, SECRET));
+    expect(new HandleSigner(SECRET).verify(signer.sign(wide))).toEqual(wide);
   });
 
   test("a Bun hasher that throws (a stale BoringSSL error) falls back to node:crypto: same handles, same verdicts", () => {
@@ -83,5 +92,33 @@ describe("the handle cache", () => {
     const cache = new HandleCache();
     for (let i = 0; i < 4 * HANDLE_CACHE_GENERATION_MAX; i++) cache.add(`h${i}`, lease(i));
     expect([HANDLE_CACHE_GENERATION_MAX, cache.size]).toEqual([8192, 2 * 8192]);
+  });
+});
+
+describe("the lease deadline of a broker handle", () => {
+  /** The reading leaseDeadline had before it summed digits in place: Number of each field's slice. */
+  const byNumber = (h: string) => {
+    const a = h.indexOf(" ");
+    const b = h.indexOf(" ", a + 1);
+    const c = h.indexOf(" ", b + 1);
+    return Number(h.slice(a + 1, b)) + Number(h.slice(b + 1, c));
+  };
+
+  test("is popTime + invisibleTime", () => {
+    expect(leaseDeadline(lease(5).brokerHandle)).toBe(1_700_000_060_000);
+  });
+
+  test("reads any text as Number of the field slices does: digits, signs, fractions, too few fields", () => {
+    const field = fc.oneof(
+      fc.stringMatching(/^\d{1,20}$/),
+      fc.constantFrom("", "-5", "+7", "1.5", "1e3", "0x10", "abc", " "),
+    );
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 1, maxLength: 9 }), (fields) => {
+        const h = fields.join(" ");
+        expect(Object.is(leaseDeadline(h), byNumber(h))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -70,6 +70,28 @@ test("after a cut, the units written again are read, not the cached ones", async
   }
 });
 
+test("reads inside a window share its bytes (no copy per read), and what a read returned never changes after", async () => {
+  await using dir = await tempDir();
+  const cache = new UnitsCache(CQ_UNIT_BYTES);
+  const cq = await queueWith(dir.path, 2500, cache);
+  try {
+    const first = await cq.readUnits(0, 800);
+    const second = await cq.readUnits(32, 800);
+    expect(second.buffer).toBe(first.buffer);
+    const held = [first, second, await cq.readUnits(900, 64)];
+    const seen = held.map(hex);
+    // Later reads refill windows; a cut drops them and the units come back different.
+    for (let o = 0; o < 2500; o += 32) await cq.readUnits(o, 800);
+    await cq.truncateFromPhy(10 * 1000);
+    for (let i = 10; i < 1500; i++) cq.append(9_000_000 + i, 100, 1, i);
+    await cq.flush();
+    for (let o = 0; o < 1500; o += 32) await cq.readUnits(o, 800);
+    expect(held.map(hex)).toEqual(seen);
+  } finally {
+    await cq.close();
+  }
+});
+
 test("the cache keeps at most UNITS_CACHE_QUEUES_MAX windows, dropping the least recently read", () => {
   const cache = new UnitsCache(CQ_UNIT_BYTES);
   const queues = Array.from({ length: UNITS_CACHE_QUEUES_MAX + 10 }, () => ({}));
