@@ -5,7 +5,8 @@
  * every 10 min (the last 7: an hour) and every hour (the last 25: a day). A figure is the
  * difference between the first and last sample of its list: sum, tps = sum per second over the
  * span between them, avgpt = sum per add. Items come into being on first use, one per topic or
- * `topic@group`, so their number follows the broker's topics and groups.
+ * `topic@group`; an item without traffic for a day leaves, and each statistic keeps at most
+ * STATS_ITEMS_MAX, since clients name the keys.
  */
 
 /** Java's BrokerStatsManager statistic names that this broker counts. */
@@ -76,6 +77,13 @@ export class StatsItem {
     if (list.length > window.keep) list.shift();
   }
 
+  /** True once a whole day window has been sampled and nothing was added across it. */
+  get idleForADay(): boolean {
+    const day = this.samples[WINDOWS.indexOf(DAY_WINDOW)]!;
+    const first = day[0];
+    return day.length >= DAY_WINDOW.keep && first!.times === this.times && first!.value === this.value;
+  }
+
   figures(window: Window): StatsFigures {
     const list = this.samples[WINDOWS.indexOf(window)]!;
     if (list.length === 0) return { sum: 0, tps: 0, avgpt: 0 };
@@ -87,8 +95,17 @@ export class StatsItem {
   }
 }
 
+/**
+ * Items per statistic at most: keys come from clients (a pull names its group), so a client
+ * inventing groups must not grow the broker's memory without bound. Past it, new keys go uncounted
+ * until idle items leave (a day without traffic, checked at each hourly sample).
+ */
+export const STATS_ITEMS_MAX = 100_000;
+
 export class StatsItems {
   private readonly sets = new Map<string, Map<string, StatsItem>>();
+
+  constructor(private readonly itemsMax = STATS_ITEMS_MAX) {}
 
   add(name: StatsNameValue, key: string, value: number, times = 1): void {
     let set = this.sets.get(name);
@@ -98,18 +115,29 @@ export class StatsItems {
     }
     let item = set.get(key);
     if (item === undefined) {
+      if (set.size >= this.itemsMax) return;
       item = new StatsItem();
       set.set(key, item);
     }
     item.add(value, times);
   }
 
+  /** Items kept for `name`. */
+  size(name: StatsNameValue): number {
+    return this.sets.get(name)?.size ?? 0;
+  }
+
   get(name: string, key: string): StatsItem | undefined {
     return this.sets.get(name)?.get(key);
   }
 
+  /** Samples every item for `window`; the hourly (day) sample also drops items idle for a day. */
   sample(window: Window, now = Date.now()): void {
-    for (const set of this.sets.values()) for (const item of set.values()) item.sample(window, now);
+    for (const set of this.sets.values())
+      for (const [key, item] of set) {
+        item.sample(window, now);
+        if (window === DAY_WINDOW && item.idleForADay) set.delete(key);
+      }
   }
 
   /** Forgets the items of topics or groups that are gone (Java's onTopicDeleted / onGroupDeleted). */

@@ -57,4 +57,26 @@ describe("statistics items as Java's StatsItem samples them", () => {
     stats.forgetGroup("billing");
     expect(stats.items.get(StatsName.GROUP_GET_NUMS, "payments@billing")).toBeUndefined();
   });
+
+  test("clients name the keys: each statistic keeps at most its maximum, and an item idle for a day leaves", () => {
+    const items = new StatsItems(3);
+    for (const g of ["a", "b", "c", "d"]) items.add(StatsName.GROUP_GET_NUMS, `T@${g}`, 1);
+    expect(items.size(StatsName.GROUP_GET_NUMS)).toBe(3);
+    expect(items.get(StatsName.GROUP_GET_NUMS, "T@d")).toBeUndefined();
+    // Hourly samples for a day: "T@a" keeps getting traffic, as does the broker total (value only).
+    items.add(StatsName.BROKER_GET_NUMS, "Cluster", 1, 0);
+    let t = 0;
+    for (let h = 0; h < DAY_WINDOW.keep; h++) {
+      t += DAY_WINDOW.periodMs;
+      items.add(StatsName.GROUP_GET_NUMS, "T@a", 1);
+      items.add(StatsName.BROKER_GET_NUMS, "Cluster", 1, 0);
+      items.sample(DAY_WINDOW, t);
+    }
+    expect(items.size(StatsName.GROUP_GET_NUMS)).toBe(1);
+    expect(items.get(StatsName.GROUP_GET_NUMS, "T@a")).toBeDefined();
+    expect(items.get(StatsName.BROKER_GET_NUMS, "Cluster")).toBeDefined();
+    // Room again for a new key.
+    items.add(StatsName.GROUP_GET_NUMS, "T@d", 1);
+    expect(items.get(StatsName.GROUP_GET_NUMS, "T@d")?.value).toBe(1);
+  });
 });
