@@ -76,7 +76,18 @@ async function roundTrip(
 async function createTopicOverTls(namesrvAddr: string, topic: string): Promise<void> {
   const admin = await createAdmin({ namesrvAddr, log: silent, ...trustCa() });
   try {
-    await admin.createTopic(topic, { readQueueNums: 2, writeQueueNums: 2 });
+    // The boot line follows the broker's first registration attempt, not its success: if that one
+    // failed, createTopic finds no master until the next (registerNameServerPeriod, 30 s), as
+    // startAdminServer also waits for a registered broker.
+    await waitFor(
+      `${topic} created on a registered broker`,
+      () =>
+        admin.createTopic(topic, { readQueueNums: 2, writeQueueNums: 2 }).then(
+          () => true,
+          () => false,
+        ),
+      45_000,
+    );
     await waitFor(`route of ${topic}`, () =>
       admin.topicRoute(topic).then(
         () => true,
