@@ -190,7 +190,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   });
   // Background features, started in this order once store and metadata are loaded, stopped in
   // reverse before the store shuts down.
-  const stats = new BrokerStats();
+  const stats = new BrokerStats(bc.brokerClusterName);
   const services: BrokerService[] = [
     new StatsSamplingService(stats.items),
     new ScheduleService({

@@ -131,6 +131,7 @@ class ClientCluster implements Cluster {
    * is not what the caller asked for. Versions come from the brokers' heartbeat answers.
    */
   private async checkTimers(topic: string): Promise<void> {
+    // No route: nothing to check here; the send itself then fails and answers why.
     const route = await this.client.route(topic).catch(() => null);
     for (const broker of route?.brokerDatas ?? []) {
       const addr = broker.brokerAddrs.get(MASTER_ID);

@@ -21,6 +21,8 @@ import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
 import { groupStatsKey, MINUTE_WINDOW, StatsName } from "../services/stats-items.ts";
 
+const utf8 = new TextEncoder();
+
 interface OffsetWrapper {
   brokerOffset: number;
   consumerOffset: number;
@@ -132,7 +134,7 @@ export function consumeStatsProcessors(ctx: BrokerContext): ProcessorTableEntry[
           consumeTps += s.consumeTps;
         }
         const body = queueKeyedTableText(rows, { consumeTps });
-        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, new TextEncoder().encode(body));
+        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, utf8.encode(body));
       },
     ],
     [
@@ -152,7 +154,7 @@ export function consumeStatsProcessors(ctx: BrokerContext): ProcessorTableEntry[
         }
         // ConsumeStatsList: brokerAddr, one {group: [ConsumeStats per topic]} map per group, totalDiff.
         const body = `{"brokerAddr":${JSON.stringify(ctx.brokerAddr)},"consumeStatsList":[${groups.join(",")}],"totalDiff":${totalDiff}}`;
-        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, new TextEncoder().encode(body));
+        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, utf8.encode(body));
       },
     ],
   ];

@@ -254,15 +254,7 @@ async function read(
   let body: Uint8Array | null = null;
   if (code === ResponseCode.SUCCESS) {
     body = joinRecords(r.messages);
-    ctx.stats.getNums.add(r.messages.length);
-    ctx.stats.getSize.add(body.length);
-    ctx.stats.countGet(
-      h.topic,
-      h.consumerGroup,
-      r.messages.length,
-      body.length,
-      ctx.brokerConfig.brokerClusterName,
-    );
+    ctx.stats.countGet(h.topic, h.consumerGroup, r.messages.length, body.length);
   }
   return {
     code,

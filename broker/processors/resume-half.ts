@@ -30,10 +30,14 @@ export function resumeHalfProcessors(ctx: BrokerContext): ProcessorTableEntry[] 
         let record: Uint8Array | undefined;
         try {
           record = await ctx.store.lookMessageByOffset(decodeOffsetMessageId(msgId ?? "").physicalOffset);
-        } catch {
-          record = undefined;
+        } catch (err) {
+          ctx.log.warn({ err, msgId }, EXCEPTION);
+          return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, EXCEPTION);
         }
-        if (record === undefined) return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, EXCEPTION);
+        if (record === undefined) {
+          ctx.log.warn({ msgId }, "no stored message at the offset the msgId names");
+          return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, EXCEPTION);
+        }
         const msg = messageFromRecord(readParked(record), {
           topic: TRANS_HALF_TOPIC,
           queueId: HALF_QUEUE_ID,

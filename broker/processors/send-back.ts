@@ -16,7 +16,6 @@ import type { ProcessorTableEntry } from "../../src/remoting/processor-registry.
 import { RequestCode } from "../../src/remoting/request-code.ts";
 import { ResponseCode } from "../../src/remoting/response-code.ts";
 import type { BrokerContext } from "../context.ts";
-import { groupStatsKey, StatsName } from "../services/stats-items.ts";
 import type { MessageToStore } from "../store/message-store.ts";
 import { PutMessageStatus } from "../store/status.ts";
 import { retryTopicOf } from "../topics/topic-validator.ts";
@@ -89,9 +88,7 @@ export function sendBackProcessors(ctx: BrokerContext, steps: SendPipeline): Pro
         if (put.status !== PutMessageStatus.PUT_OK) {
           return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, put.status);
         }
-        ctx.stats.putNums.add(1, Date.now());
-        // Java's incSendBackNums: keyed by the failed message's own topic and the group.
-        ctx.stats.items.add(StatsName.SNDBCK_PUT_NUMS, groupStatsKey(failed.topic, h.group), 1);
+        ctx.stats.countSendBack(failed.topic, h.group);
         return RemotingCommand.response(ResponseCode.SUCCESS);
       },
     ],

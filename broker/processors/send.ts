@@ -300,9 +300,7 @@ function respond(
   if (!put.result || !STORED_STATUSES.has(put.status)) return answer(code, remark);
   const bytes = messages.reduce((sum, m) => sum + m.body.length, 0);
   const now = Date.now();
-  ctx.stats.putNums.add(messages.length, now);
-  ctx.stats.putSize.add(bytes, now);
-  ctx.stats.countPut(h.topic, messages.length, put.result.wroteBytes, ctx.brokerConfig.brokerClusterName);
+  ctx.stats.countPut(h.topic, messages.length, bytes, put.result.wroteBytes, now);
   const ext = SendMessageResponseHeader.encode({
     msgId: put.result.msgId,
     queueId,

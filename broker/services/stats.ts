@@ -92,12 +92,26 @@ export class BrokerStats {
   readonly getNums = new RateCounter();
   readonly getSize = new RateCounter();
 
-  /** A stored send, as Java's SendMessageProcessor counts it: messages and bytes written. */
-  countPut(topic: string, messages: number, wroteBytes: number, cluster: string): void {
+  /** `cluster` keys the broker totals (Java's BrokerStatsManager is made with the cluster name). */
+  constructor(private readonly cluster: string) {}
+
+  /**
+   * A stored send, as Java's SendMessageProcessor counts it: the broker's rates (body bytes) and
+   * the topic's statistics (bytes written).
+   */
+  countPut(topic: string, messages: number, bodyBytes: number, wroteBytes: number, now = Date.now()): void {
+    this.putNums.add(messages, now);
+    this.putSize.add(bodyBytes, now);
     this.items.add(StatsName.TOPIC_PUT_NUMS, topic, messages);
     this.items.add(StatsName.TOPIC_PUT_SIZE, topic, wroteBytes);
     // Java adds the broker totals' values only, not their times.
-    this.items.add(StatsName.BROKER_PUT_NUMS, cluster, messages, 0);
+    this.items.add(StatsName.BROKER_PUT_NUMS, this.cluster, messages, 0);
+  }
+
+  /** A message sent back by a consumer (Java's incSendBackNums), keyed by its own topic. */
+  countSendBack(topic: string, group: string, now = Date.now()): void {
+    this.putNums.add(1, now);
+    this.items.add(StatsName.SNDBCK_PUT_NUMS, groupStatsKey(topic, group), 1);
   }
 
   /** Java's onTopicDeleted: the topic's own items and its `topic@group` ones go. */
@@ -114,10 +128,12 @@ export class BrokerStats {
   }
 
   /** A pull that found messages, as Java's PullMessageProcessor counts it. */
-  countGet(topic: string, group: string, messages: number, bytes: number, cluster: string): void {
+  countGet(topic: string, group: string, messages: number, bytes: number): void {
+    this.getNums.add(messages);
+    this.getSize.add(bytes);
     const key = groupStatsKey(topic, group);
     this.items.add(StatsName.GROUP_GET_NUMS, key, messages);
     this.items.add(StatsName.GROUP_GET_SIZE, key, bytes);
-    this.items.add(StatsName.BROKER_GET_NUMS, cluster, messages, 0);
+    this.items.add(StatsName.BROKER_GET_NUMS, this.cluster, messages, 0);
   }
 }

@@ -44,10 +44,10 @@ describe("statistics items as Java's StatsItem samples them", () => {
     expect(items.get(StatsName.TOPIC_PUT_NUMS, "orders")?.figures(DAY_WINDOW).sum).toBe(2);
     expect(items.get(StatsName.TOPIC_PUT_NUMS, "orders@billing")).toBeUndefined();
     items.add(StatsName.BROKER_PUT_NUMS, "orders", 2, 0);
-    const stats = new BrokerStats();
-    stats.countPut("orders", 1, 100, "orders");
-    stats.countGet("orders", "billing", 1, 100, "orders");
-    stats.countGet("payments", "billing", 1, 100, "orders");
+    const stats = new BrokerStats("orders");
+    stats.countPut("orders", 1, 80, 100);
+    stats.countGet("orders", "billing", 1, 100);
+    stats.countGet("payments", "billing", 1, 100);
     stats.forgetTopic("orders");
     expect(stats.items.get(StatsName.TOPIC_PUT_NUMS, "orders")).toBeUndefined();
     expect(stats.items.get(StatsName.GROUP_GET_NUMS, "orders@billing")).toBeUndefined();
