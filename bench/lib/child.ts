@@ -1,5 +1,6 @@
 /** Starts a benchmark server in a child process and waits for its `PORT <n>` line. */
 import type { Subprocess } from "bun";
+import { withServerAllocatorEnv } from "../../src/cli/allocator-env.ts";
 
 export interface Child {
   port: number;
@@ -15,7 +16,8 @@ export async function spawnServer(
   const proc = Bun.spawn([process.execPath, script, ...args], {
     stdout: "pipe",
     stderr: "inherit",
-    env: { ...process.env, ...env },
+    // The ceilings run with the allocator setting of the server they are compared with.
+    env: withServerAllocatorEnv({ ...process.env, ...env }),
   });
   const reader = proc.stdout.getReader();
   let text = "";

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import type { LoadedConfig } from "../config/load.ts";
 import type { RoleName } from "../config/role-config.ts";
 import type { Logger } from "../log.ts";
+import { allocatorNote } from "./allocator-env.ts";
 import { type CommandSpec, type FlagSpec, type ParsedArgs, textFlag } from "./args.ts";
 import { type LifecycleHost, runRoles, type StopSignal } from "./lifecycle.ts";
 import type { RoleStarter } from "./roles.ts";
@@ -133,6 +134,8 @@ export async function startLogging(loaded: LoadedConfig<RoleName>): Promise<Logg
   if (loaded.ignoredKeys.length > 0) {
     log.warn({ keys: loaded.ignoredKeys }, "RocketMQ keys accepted but without effect in RocketBun");
   }
+  const allocator = allocatorNote(process.env);
+  if (allocator !== null) log.info(allocator);
   return log;
 }
 

@@ -109,7 +109,13 @@ async function standaloneGateway(port = freePort()) {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rocketbun-gw-lease-"));
-  rb = await startRocketbun({ name: "rocketbun-gateway-lease", brokerConf: { gatewayHandleSecret: SECRET } });
+  rb = await startRocketbun({
+    name: "rocketbun-gateway-lease",
+    brokerConf: { gatewayHandleSecret: SECRET },
+    // The slow-reader test reads what the server holds off its RSS, which needs freed memory given
+    // back to the system: mimalloc's own purge delay, not the one bin/rocketbun starts servers with.
+    env: { ...process.env, ROCKETBUN_LOG_LEVEL: "warn", MIMALLOC_PURGE_DELAY: "100" },
+  });
   gw = rb.gatewayUrl;
   await waitFor("gateway ready", () =>
     fetch(`${gw}/readyz`).then(

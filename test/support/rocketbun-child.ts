@@ -3,10 +3,12 @@
  * tests and benchmarks; plus the small waiting helpers they share. Never sleeps blindly: the
  * broker's boot line on stdout (printed after it registered with the NameServer) means "ready".
  */
+
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { withServerAllocatorEnv } from "../../src/cli/allocator-env.ts";
 
 const repoRoot = join(import.meta.dir, "..", "..");
 
@@ -114,7 +116,10 @@ export async function runCli(
 export interface StartOptions {
   /** Keys written to a broker.conf passed with -c (brokerIP1 is always 127.0.0.1). */
   brokerConf?: Record<string, string>;
-  /** The child's whole environment; default: this process's, with ROCKETBUN_LOG_LEVEL=warn. */
+  /**
+   * The child's whole environment (plus bin/rocketbun's allocator setting unless it sets its own);
+   * default: this process's, with ROCKETBUN_LOG_LEVEL=warn.
+   */
   env?: Record<string, string>;
   /** Prefix of the temp home directory. */
   name?: string;
@@ -168,7 +173,8 @@ export async function startRocketbun(options: StartOptions = {}): Promise<Starte
     await mkdir(dirname(join(home, path)), { recursive: true });
     await writeFile(join(home, path), text);
   }
-  const env = options.env ?? { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" };
+  // As bin/rocketbun starts a server (the figures benchmarks print are the ones users get).
+  const env = withServerAllocatorEnv(options.env ?? { ...process.env, ROCKETBUN_LOG_LEVEL: "warn" });
   let child: ReturnType<typeof Bun.spawn<"ignore", "pipe", "ignore">> | null = null;
   let bootOutput = "";
   const spawn = async () => {
