@@ -8,7 +8,8 @@
  *   4. the peer matches the account's whiteRemoteAddress → allowed
  *   5. Signature differs                            → "Check signature failed for accessKey=<ak>"
  *   6. a PUB to RMQ_SYS_TRACE_TOPIC                 → allowed (message trace)
- *   7. admin account → allowed; an admin-only code  → "Need admin permission for request code=…"
+ *   7. an admin-only code from a non-admin         → "Need admin permission for request code=…";
+ *      an admin account with no topicPerms/groupPerms → allowed
  *   8. each resource against its own or the default permission → "No permission for topic:…" /
  *      "No default permission for group:…"
  *
@@ -43,13 +44,17 @@ function describe(resource: string, isGroup: boolean): string {
   return isGroup ? `group:${resource.slice(RETRY_GROUP_TOPIC_PREFIX.length)}` : `topic:${resource}`;
 }
 
+/**
+ * Java's PlainPermissionChecker.check. An admin account passes whatever it touches only while it has
+ * no topicPerms or groupPerms: one that has some is held to them and to its defaults, as any other.
+ */
 function checkPerms(account: AclAccount, code: number, needed: NeededPerms): void {
-  if (account.admin) return;
-  if (ADMIN_ONLY_CODES.has(code)) {
+  if (!account.admin && ADMIN_ONLY_CODES.has(code)) {
     throw new AclDenied(
       `Need admin permission for request code=${code}, but accessKey=${account.accessKey} is not`,
     );
   }
+  if (account.admin && account.perms.size === 0) return;
   for (const [resource, perm] of needed) {
     const isGroup = isRetryTopic(resource);
     const owned = account.perms.get(resource);

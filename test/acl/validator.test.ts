@@ -192,6 +192,31 @@ describe("admin-only requests", () => {
     }
   });
 
+  test("an admin account with topic or group permissions is held to them and to its defaults, as in Java", () => {
+    const scoped = validatorFor(`
+accounts:
+  - accessKey: ScopedAdmin
+    secretKey: 12345678
+    admin: true
+    defaultTopicPerm: DENY
+    defaultGroupPerm: SUB
+    topicPerms:
+      - topicA=PUB
+      - topicD=DENY
+`);
+    const as = (code: number, ext: Record<string, string>) =>
+      outcome(scoped, signed(code, ext, null, "ScopedAdmin"));
+    expect(as(RequestCode.SEND_MESSAGE_V2, sendV2("topicA"))).toBe("allowed");
+    expect(as(RequestCode.SEND_MESSAGE_V2, sendV2("topicD"))).toBe("No permission for topic:topicD");
+    expect(as(RequestCode.SEND_MESSAGE_V2, sendV2("topicZ"))).toBe("No default permission for topic:topicZ");
+    // Admin-only codes stay its own, whatever it may touch.
+    expect(as(RequestCode.UPDATE_AND_CREATE_TOPIC, { topic: "topicZ" })).toBe("allowed");
+    // The sample's admin (no permissions listed) may touch anything.
+    expect(outcome(v, signed(RequestCode.SEND_MESSAGE_V2, sendV2("topicA"), null, "rocketmq2"))).toBe(
+      "allowed",
+    );
+  });
+
   test("reading the ACL version or the broker config needs no admin", () => {
     expect(outcome(v, signed(RequestCode.GET_BROKER_CLUSTER_ACL_INFO, null))).toBe("allowed");
     expect(outcome(v, signed(RequestCode.GET_BROKER_CONFIG, null))).toBe("allowed");
