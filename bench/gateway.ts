@@ -24,8 +24,15 @@
  */
 import pino from "pino";
 import { createProducer } from "../src/client/index.ts";
+import { RemotingClient } from "../src/remoting/index.ts";
 import { spawnServer } from "./lib/child.ts";
-import { httpReceiveAck, popDrain, produceToWsLatency, wsPushRate } from "./lib/gateway-lease.ts";
+import {
+  httpReceiveAck,
+  popBatchAckDrain,
+  popDrain,
+  produceToWsLatency,
+  wsPushRate,
+} from "./lib/gateway-lease.ts";
 import { createGatewayTopic, waitGatewayReady } from "./lib/gateway-topics.ts";
 import { httpLoad, postRequest } from "./lib/http-load.ts";
 import { runSlice } from "./lib/load.ts";
@@ -135,7 +142,9 @@ try {
     await producer.shutdown();
   }
   if (!produceOnly)
-    rows.push(...(await leaseRows(srv.gatewayUrl, srv.namesrvAddr, wsCeiling.port, progress)));
+    rows.push(
+      ...(await leaseRows(srv.gatewayUrl, srv.namesrvAddr, srv.brokerAddr, wsCeiling.port, progress)),
+    );
   printTable(`Gateway (${pinning}; ${rounds} rounds of ${durationMs} ms)`, [...rows, ...cpuRows]);
 } finally {
   await wsCeiling.stop();
@@ -147,6 +156,7 @@ try {
 async function leaseRows(
   gatewayUrl: string,
   namesrvAddr: string,
+  brokerAddr: string,
   wsCeilingPort: number,
   progress: (p: Omit<Progress, "bench">) => void,
 ): Promise<Row[]> {
@@ -192,6 +202,21 @@ async function leaseRows(
     ceiling: median(wsCeilings),
     ratio: median(wsRatios),
     target: 0.5,
+    unit: "msg/s",
+  });
+  // The push cannot outrun the broker it leases from: in process, every pushed message costs the
+  // server thread at least what a POP lease and its batch ack cost with no gateway. This row puts
+  // that bound beside the same ceiling, so a missed target shows whether the gateway or the
+  // ceiling's choice (a server pushing pre-built frames) is what stands between them.
+  const raw = new RemotingClient({ name: "bench-gateway-pop", log: quiet });
+  // One second: at the broker's drain rate a whole round would run past the backlog's end.
+  const boundMs = Math.min(durationMs, 1000);
+  const popBound = await popBatchAckDrain(raw, brokerAddr, "BENCH_GW_POP_BOUND", LEASE_TOPIC, 8, boundMs);
+  await raw.shutdown();
+  rows.push({
+    name: "  bound: POP 32 + BATCH_ACK drain, no gateway, beside the WS ceiling",
+    value: popBound,
+    ceiling: median(wsCeilings),
     unit: "msg/s",
   });
   const lat = await produceToWsLatency(gatewayUrl, "BENCH_GW_LAT", LATENCY_TOPIC, 5000, durationMs);

@@ -6,7 +6,10 @@
  */
 import type { Logger } from "pino";
 import { createSimpleConsumer } from "../../src/client/index.ts";
+import type { RemotingClient } from "../../src/remoting/index.ts";
 import { type PacedLoadResult, pacedLoad, postRequest } from "./http-load.ts";
+import { batchAckRequest, poppedCount, popRequest } from "./pop-requests.ts";
+import { ok } from "./requests.ts";
 
 const WARMUP_MS = 300;
 
@@ -55,6 +58,29 @@ export function httpReceiveAck(
       if (a.status !== 200) throw new Error(`ack answered ${a.status}: ${await a.text()}`);
       await a.arrayBuffer();
       count(messages.length);
+    }
+  });
+}
+
+/**
+ * The broker's own fastest lease path, for a bound: raw POP_MESSAGE of 32 and one BATCH_ACK_MESSAGE
+ * per batch (as the gateway's push acks), `workers` loops at once against the broker at `addr`.
+ */
+export function popBatchAckDrain(
+  c: RemotingClient,
+  addr: string,
+  group: string,
+  topic: string,
+  workers: number,
+  durationMs: number,
+) {
+  return measure(workers, durationMs, async (running, count) => {
+    while (running()) {
+      const r = await c.invoke(addr, popRequest(group, topic, 60_000), 10_000);
+      if (r.code !== 0) continue;
+      const n = poppedCount(r);
+      await ok(c.invoke(addr, batchAckRequest(group, topic, r), 10_000));
+      count(n);
     }
   });
 }
