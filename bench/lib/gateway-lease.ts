@@ -156,6 +156,48 @@ export async function wsSubscriber(
   return { close: () => ws.close() };
 }
 
+/** A `message` frame as the gateway pushes one for a 1 KiB text body: what the echo ceiling echoes. */
+const ECHO_FRAME = JSON.stringify({
+  type: "message",
+  subscription: "s1",
+  message: {
+    msgId: "7F0000010001000000000000000000000000",
+    topic: "BenchGatewayLease",
+    queueOffset: 0,
+    body: "x".repeat(1024),
+    bodyEncoding: "text",
+    receiptHandle: `v1.${"h".repeat(120)}`,
+    leaseExpiresAt: 0,
+  },
+});
+
+/**
+ * Messages per second a Bun WS echo server (lib/ws-echo.ts) sends back to one client keeping
+ * `inflight` frames of the pushed size outstanding: issue 19's ceiling for WS push.
+ */
+export async function wsEchoRate(url: string, inflight: number, durationMs: number): Promise<number> {
+  const ws = new WebSocket(url);
+  let received = 0;
+  ws.onmessage = () => {
+    received++;
+    ws.send(ECHO_FRAME);
+  };
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve();
+    ws.onerror = () => reject(new Error(`cannot open ${url}`));
+  });
+  try {
+    for (let i = 0; i < inflight; i++) ws.send(ECHO_FRAME);
+    await Bun.sleep(WARMUP_MS);
+    const from = received;
+    const started = performance.now();
+    await Bun.sleep(durationMs);
+    return ((received - from) * 1000) / (performance.now() - started);
+  } finally {
+    ws.close();
+  }
+}
+
 /** Messages per second pushed to one subscriber with `credit`. */
 export async function wsPushRate(
   url: string,
