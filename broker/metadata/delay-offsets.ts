@@ -33,6 +33,15 @@ export class DelayOffsets extends ConfigTable {
     return { offsetTable: Object.fromEntries(this.table), dataVersion: this.dataVersion };
   }
 
+  /**
+   * What Java's ScheduleMessageService.encode() gives a slave or an admin (GET_ALL_DELAY_OFFSET):
+   * the levels as bare number keys, as fastjson writes an Integer-keyed map, and [5.x] the
+   * dataVersion. Only levels that have delivered (or were loaded) appear, as in Java.
+   */
+  wireForm(): { offsetTable: Map<number, number>; dataVersion: DataVersion } {
+    return { offsetTable: new Map(this.table), dataVersion: { ...this.dataVersion } };
+  }
+
   get(level: number): number {
     return this.table.get(level) ?? 0;
   }
