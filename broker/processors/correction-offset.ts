@@ -55,7 +55,14 @@ export function correctionOffsetProcessors(ctx: BrokerContext): ProcessorTableEn
           if (min === undefined) continue;
           correctionOffsets.set(queueId, min > compared ? LONG_MAX : min);
         }
-        return RemotingCommand.response(ResponseCode.SUCCESS, null, null, jsonBytes({ correctionOffsets }));
+        // Queue order, as Java's hash map of small Integer keys iterates.
+        const sorted = new Map([...correctionOffsets].sort(([a], [b]) => a - b));
+        return RemotingCommand.response(
+          ResponseCode.SUCCESS,
+          null,
+          null,
+          jsonBytes({ correctionOffsets: sorted }),
+        );
       },
     ],
   ];
