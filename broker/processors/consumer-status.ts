@@ -80,10 +80,9 @@ export function consumerStatusProcessors(ctx: BrokerContext): ProcessorTableEntr
             ResponseCode.SYSTEM_ERROR,
             `No Any Consumer online in the consumer group: [${h.group}]`,
           );
-        const asked = channelsToAsk(
-          group.channels.values(),
-          (h.clientAddr ?? "").trim() === "" ? "" : h.clientAddr!,
-        );
+        // A blank clientAddr names nobody (Java's isBlank); any other is compared as sent.
+        const named = h.clientAddr?.trim() ? h.clientAddr : "";
+        const asked = channelsToAsk(group.channels.values(), named);
         if (typeof asked === "string") {
           ctx.log.warn({ group: h.group }, asked);
           return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, asked);
