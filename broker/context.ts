@@ -13,6 +13,7 @@ import type { BufferBudget } from "../src/remoting/buffer-budget.ts";
 import type { RemotingEndpoint } from "../src/remoting/endpoint.ts";
 import type { LaneLoad } from "../src/remoting/lane.ts";
 import type { ConsumerOffsets } from "./metadata/consumer-offsets.ts";
+import type { DelayOffsets } from "./metadata/delay-offsets.ts";
 import type { SubscriptionGroups } from "./metadata/subscription-groups.ts";
 import type { ClientManager } from "./services/client-manager.ts";
 import type { LongPollService } from "./services/long-poll.ts";
@@ -36,6 +37,8 @@ export interface BrokerContext {
   readonly topics: TopicManager;
   readonly groups: SubscriptionGroups;
   readonly offsets: ConsumerOffsets;
+  /** The schedule service's progress per delay level (GET_ALL_DELAY_OFFSET reads it). */
+  readonly delayOffsets: DelayOffsets;
   readonly clients: ClientManager;
   readonly longPoll: LongPollService;
   /** Queue locks of ordered consumers (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ). */

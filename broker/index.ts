@@ -191,11 +191,12 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
   // Background features, started in this order once store and metadata are loaded, stopped in
   // reverse before the store shuts down.
   const stats = new BrokerStats(bc.brokerClusterName);
+  const delayOffsets = new DelayOffsets(root, log);
   const services: BrokerService[] = [
     new StatsSamplingService(stats.items),
     new ScheduleService({
       store,
-      offsets: new DelayOffsets(root, log),
+      offsets: delayOffsets,
       delayLevelsMs: parseDelayLevels(sc.messageDelayLevel),
       persistIntervalMs: sc.flushDelayOffsetInterval,
       log: log.child({ part: "schedule" }),
@@ -245,6 +246,7 @@ export function createBroker(config: BrokerRoleConfig, deps: BrokerDeps = {}): B
     topics,
     groups,
     offsets,
+    delayOffsets,
     clients,
     longPoll,
     locks,

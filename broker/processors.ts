@@ -14,6 +14,9 @@ import { adminTopicProcessors } from "./processors/admin-topic.ts";
 import { clientManageProcessors } from "./processors/client-manage.ts";
 import { consumeStatsProcessors } from "./processors/consume-stats.ts";
 import { consumerCallProcessors } from "./processors/consumer-call.ts";
+import { consumerStatusProcessors } from "./processors/consumer-status.ts";
+import { correctionOffsetProcessors } from "./processors/correction-offset.ts";
+import { delayOffsetProcessors } from "./processors/delay-offset.ts";
 import { endTransactionProcessors } from "./processors/end-transaction.ts";
 import { lockProcessors } from "./processors/lock.ts";
 import { offsetProcessors } from "./processors/offsets.ts";
@@ -100,6 +103,9 @@ export function brokerProcessorTable(ctx: BrokerContext): ProcessorTableEntry[] 
       ...adminMaintenanceProcessors(ctx),
       ...aclAdminProcessors(ctx),
       ...consumerCallProcessors(ctx),
+      ...consumerStatusProcessors(ctx),
+      ...correctionOffsetProcessors(ctx),
+      ...delayOffsetProcessors(ctx),
     ]),
   ];
 }

@@ -33,6 +33,17 @@ export class DelayOffsets extends ConfigTable {
     return { offsetTable: Object.fromEntries(this.table), dataVersion: this.dataVersion };
   }
 
+  /**
+   * What Java's ScheduleMessageService.encode() gives a slave or an admin (GET_ALL_DELAY_OFFSET):
+   * the levels as bare number keys, as fastjson writes an Integer-keyed map, and [5.x] the
+   * dataVersion. Only levels that have delivered (or were loaded) appear, as in Java, in level
+   * order (the order Java's hash map of small Integer keys yields).
+   */
+  wireForm(): { offsetTable: Map<number, number>; dataVersion: DataVersion } {
+    const offsetTable = new Map([...this.table].sort(([a], [b]) => a - b));
+    return { offsetTable, dataVersion: { ...this.dataVersion } };
+  }
+
   get(level: number): number {
     return this.table.get(level) ?? 0;
   }

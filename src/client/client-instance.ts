@@ -28,8 +28,10 @@ import {
   tcpConnector,
 } from "../remoting/index.ts";
 import { BrokerApi } from "./broker-api.ts";
+import { answerConsumerStatus } from "./consumer-status.ts";
 import { clientError, MQClientError } from "./errors.ts";
 import { type MessageExt, toMessageExt } from "./message.ts";
+import type { MessageQueue } from "./message-queue.ts";
 import { NamesrvApi } from "./namesrv-api.ts";
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.ts";
 import { RequestFutures, receiveReply } from "./request-futures.ts";
@@ -62,6 +64,8 @@ export interface ConsumerMember {
   resetOffsets?(topic: string, offsets: Map<string, number>): Promise<void>;
   /** GET_CONSUMER_RUNNING_INFO: queues, locks and the orderly flag (running-info.ts). */
   runningInfo?(): ConsumerRunningInfo;
+  /** GET_CONSUMER_STATUS_FROM_CLIENT: the offsets in memory of a topic's queues (consumer-status.ts). */
+  offsetTable?(topic: string): [MessageQueue, number][];
 }
 
 export class ClientInstance {
@@ -355,6 +359,9 @@ export class ClientInstance {
     );
     registry.register(RequestCode.GET_CONSUMER_RUNNING_INFO, (req) =>
       answerRunningInfo(req, (group) => this.consumers.get(group), this),
+    );
+    registry.register(RequestCode.GET_CONSUMER_STATUS_FROM_CLIENT, (req) =>
+      answerConsumerStatus(req, (group) => this.consumers.get(group)),
     );
   }
 }

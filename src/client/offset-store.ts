@@ -19,6 +19,8 @@ export interface OffsetStore {
   persist(mq: MessageQueue, oneway: boolean): Promise<void>;
   persistAll(mqs: readonly MessageQueue[], oneway: boolean): Promise<void>;
   remove(mq: MessageQueue): void;
+  /** The offsets in memory of `topic`'s queues, or of every queue for "" (GET_CONSUMER_STATUS_FROM_CLIENT). */
+  cloneTable(topic: string): [MessageQueue, number][];
 }
 
 abstract class MemoryOffsets {
@@ -37,6 +39,14 @@ abstract class MemoryOffsets {
 
   remove(mq: MessageQueue): void {
     this.table.delete(mqKey(mq));
+  }
+
+  cloneTable(topic: string): [MessageQueue, number][] {
+    const rows: [MessageQueue, number][] = [];
+    // A blank topic means every queue, as Java's cloneOffsetTable reads it.
+    for (const { mq, offset } of this.table.values())
+      if (topic.trim() === "" || mq.topic === topic) rows.push([mq, offset]);
+    return rows;
   }
 }
 

@@ -17,7 +17,7 @@ import type { ClientInstance, ConsumerMember } from "./client-instance.ts";
 import type { ConsumeOrderlyContext } from "./consume-orderly.ts";
 import { clientError } from "./errors.ts";
 import { type MessageExt, restoreRetryTopic, retryTopic, validateGroup } from "./message.ts";
-import { mqText } from "./message-queue.ts";
+import { type MessageQueue, mqText } from "./message-queue.ts";
 import { checkClientInBroker, type MessageSelector, subscriptionOf } from "./message-selector.ts";
 import { LocalFileOffsetStore, type OffsetStore, RemoteBrokerOffsetStore } from "./offset-store.ts";
 import { checkConsumerRanges, PUSH_CONSUMER_RANGES } from "./option-ranges.ts";
@@ -182,6 +182,11 @@ export class PushConsumer implements ConsumerMember {
       commitOffset: (mq) => this.offsets.readMemory(mq),
       lockState: (mq) => this.orderly?.lockState(mq),
     });
+  }
+
+  /** Its offsets in memory (GET_CONSUMER_STATUS_FROM_CLIENT); a lite pull consumer has none, as in Java. */
+  offsetTable(topic: string): [MessageQueue, number][] {
+    return this.offsets.cloneTable(topic);
   }
 
   topics(): Iterable<string> {

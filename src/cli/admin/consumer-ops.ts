@@ -1,7 +1,10 @@
 /**
  * More consumer group verbs: consumerStatus (each member's running info, through a broker),
+ * getConsumerStatus (each member's offsets in memory of a topic, through a broker),
  * getConsumerConfig, brokerConsumeStats, skipAccumulatedMessage, cloneGroupOffset.
  */
+
+import { fetchConsumerStatus } from "../../client/consumer-status.ts";
 import type { Admin } from "../../client/index.ts";
 import { compareMq } from "../../client/message-queue.ts";
 import { fetchRunningInfo } from "../../client/running-info.ts";
@@ -288,8 +291,52 @@ const cloneGroupOffset: AdminVerb = {
   },
 };
 
+/** Longer than the broker's 5 s wait for a silent consumer, so its answer still arrives. */
+const CONSUMER_STATUS_TIMEOUT_MS = 6000;
+
+const getConsumerStatus: AdminVerb = {
+  name: "getConsumerStatus",
+  summary: "Each consumer's offsets in memory of a topic's queues, asked through a broker (221 via 223).",
+  usage: "-g GROUP -t TOPIC [-i CLIENT_ID]",
+  flags: [
+    { long: "group", short: "g", value: "GROUP", help: "consumer group name" },
+    { long: "topic", short: "t", value: "TOPIC", help: "topic name" },
+    { long: "originClientId", short: "i", value: "ID", help: "only this consumer" },
+  ],
+  async run(ctx) {
+    const group = required(ctx, "group");
+    const topic = required(ctx, "topic");
+    const clientId = opt(ctx, "originClientId") ?? "";
+    const admin = await ctx.admin();
+    const status = await fetchConsumerStatus(
+      admin.client,
+      topic,
+      group,
+      clientId,
+      CONSUMER_STATUS_TIMEOUT_MS,
+    );
+    const rows = [...status]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([id, queues]) =>
+        [...queues]
+          .sort(([a], [b]) => compareMq(a, b))
+          .map(([mq, offset]) => ({ clientId: id, ...mq, offset })),
+      );
+    ctx.print(rows, () =>
+      [
+        `get consumer status from client. group=${group}, topic=${topic}, originClientId=${clientId}`,
+        table(
+          ["#clientId", "#brokerName", "#queueId", "#offset"],
+          rows.map((r) => [r.clientId, r.brokerName, r.queueId, r.offset]),
+        ),
+      ].join("\n"),
+    );
+  },
+};
+
 export const consumerOpVerbs: readonly AdminVerb[] = [
   consumerStatus,
+  getConsumerStatus,
   getConsumerConfig,
   brokerConsumeStats,
   skipAccumulatedMessage,

@@ -27,11 +27,16 @@ export function queueKeyedTableText(
   rows: ReadonlyArray<readonly [MessageQueueKey, unknown]>,
   extra: Record<string, unknown> = {},
 ): string {
-  const table = rows.map(([mq, v]) => `${mqText(mq)}:${JSON.stringify(v)}`).join(",");
+  const table = queueKeyedMapText(rows);
   const rest = Object.entries(extra)
     .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
     .join("");
-  return `{${rest}"offsetTable":{${table}}}`;
+  return `{${rest}"offsetTable":${table}}`;
+}
+
+/** A bare Map<MessageQueue, V> as fastjson writes it: `{<mq>:<value>,...}`. */
+export function queueKeyedMapText(rows: ReadonlyArray<readonly [MessageQueueKey, unknown]>): string {
+  return `{${rows.map(([mq, v]) => `${mqText(mq)}:${JSON.stringify(v)}`).join(",")}}`;
 }
 
 export interface QueueKeyedBody {

@@ -72,3 +72,21 @@ export const ConsumeMessageDirectlyResultRequestHeader = defineHeader({
   topicSysFlag: field.int().optional(),
   groupSysFlag: field.int().optional(),
 });
+
+/**
+ * INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223), and without `clientAddr` the broker's
+ * GET_CONSUMER_STATUS_FROM_CLIENT (221) to each consumer. Despite its name, Java compares
+ * `clientAddr` with the client id.
+ */
+export const GetConsumerStatusRequestHeader = defineHeader({
+  topic: field.string(),
+  group: field.string(),
+  clientAddr: field.string().optional(),
+});
+
+/** QUERY_CORRECTION_OFFSET (308): `filterGroups` is a comma-separated list of groups to leave out. */
+export const QueryCorrectionOffsetHeader = defineHeader({
+  filterGroups: field.string().optional(),
+  compareGroup: field.string(),
+  topic: field.string(),
+});

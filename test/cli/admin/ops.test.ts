@@ -74,6 +74,7 @@ describe("admin: verbs as mqadmin finds them", () => {
       "topicClusterList",
       "updateTopicPerm",
       "consumerStatus",
+      "getConsumerStatus",
       "brokerConsumeStats",
       "queryMsgByUniqueKey",
       "printMsg",
@@ -283,6 +284,55 @@ describe("admin: group verbs", () => {
       expect(table).toContainEqual(["Rebalance OK"]);
       const one = await ok("consumerStatus", "-g", "OpsStatusG", "-i", consumer.client.clientId);
       expect(one).toContain("001 Topic: OpsStatus SubExpression: *");
+    } finally {
+      await consumer.shutdown();
+    }
+  });
+});
+
+describe("admin: getConsumerStatus", () => {
+  test("getConsumerStatus shows a live push consumer's offsets of the topic's queues, which the broker asks it for", async () => {
+    await createTopic("OpsCStatus");
+    let received = 0;
+    const consumer = await createPushConsumer({
+      namesrvAddr: rb.namesrvAddr,
+      group: "OpsCStatusG",
+      subscriptions: { OpsCStatus: "*" },
+      onMessage: (msgs) => {
+        received += msgs.length;
+      },
+      log: silent,
+    });
+    type Row = { clientId: string; topic: string; brokerName: string; queueId: number; offset: number };
+    const status = async () => {
+      const r = await rb.admin("getConsumerStatus", "-g", "OpsCStatusG", "-t", "OpsCStatus", "--json");
+      return r.code === 0 ? (JSON.parse(r.stdout) as Row[]) : null;
+    };
+    try {
+      await waitFor("the consumer holds both queues", async () => (await status())?.length === 2);
+      await produce("OpsCStatus", 4);
+      const rowsAfter = await waitFor("the consumer's offsets moved past the 4 messages", async () => {
+        const s = await status();
+        return received === 4 && s?.reduce((n, r) => n + r.offset, 0) === 4 ? s : null;
+      });
+      const id = consumer.client.clientId;
+      expect(rowsAfter.map((r) => [r.clientId, r.topic, r.brokerName, r.queueId])).toEqual([
+        [id, "OpsCStatus", rb.brokerName, 0],
+        [id, "OpsCStatus", rb.brokerName, 1],
+      ]);
+      const text = rows(await ok("getConsumerStatus", "-g", "OpsCStatusG", "-t", "OpsCStatus", "-i", id));
+      expect(text[0]).toEqual([
+        `get consumer status from client. group=OpsCStatusG, topic=OpsCStatus, originClientId=${id}`,
+      ]);
+      expect(text[1]).toEqual(["#clientId", "#brokerName", "#queueId", "#offset"]);
+      expect(text.slice(2).map((r) => r.slice(0, 3))).toEqual([
+        [id, rb.brokerName, "0"],
+        [id, rb.brokerName, "1"],
+      ]);
+      // Another client id: nobody is asked, nothing is shown.
+      expect(
+        await json("getConsumerStatus", "-g", "OpsCStatusG", "-t", "OpsCStatus", "-i", "10.0.0.9@none"),
+      ).toEqual([]);
     } finally {
       await consumer.shutdown();
     }
