@@ -19,6 +19,11 @@ const SCRATCH_MAX = 64 * 1024;
 const IPAD = 0x36;
 const OPAD = 0x5c;
 const utf8 = new TextEncoder();
+/** Base64 of a 20-byte digest: 27 characters and one `=`. */
+const BASE64_DIGEST_CHARS = 28;
+const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_CODES = Uint8Array.from(BASE64_ALPHABET, (ch) => ch.charCodeAt(0));
+const PAD = 0x3d;
 
 export class HmacSha1 {
   private readonly key: KeyObject;
@@ -27,6 +32,8 @@ export class HmacSha1 {
   private readonly outer = new Uint8Array(BLOCK + DIGEST);
   /** Where the inner hash writes its digest; a view made once (a view per call costs more than the copy). */
   private readonly innerDigest = this.outer.subarray(BLOCK);
+  /** The outer digest, when it is compared rather than encoded. */
+  private readonly mac = new Uint8Array(DIGEST);
   /** The ipad key, then the text and body of the request being signed. */
   private scratch = new Uint8Array(4096);
   /** `scratch` after the ipad block, where UTF-8 text is encoded. */
@@ -77,31 +84,72 @@ export class HmacSha1 {
   ): string {
     const bodyLength = body?.length ?? 0;
     try {
-      const s = this.scratch;
-      // Room for the body is kept from the start, so a value that fits is never moved.
-      const room = s.length - bodyLength;
-      if (room < BLOCK) return this.sign(joinValues(values, keys), body);
-      let at = BLOCK;
-      for (let k = 0; k < keys.length; k++) {
-        const value = values[keys[k]!];
-        if (value === undefined) continue;
-        if (at + value.length > room) return this.sign(joinValues(values, keys), body);
-        for (let i = 0; i < value.length; i++) {
-          const c = value.charCodeAt(i);
-          if (c > 0x7f) return this.sign(joinValues(values, keys), body);
-          s[at++] = c;
-        }
-      }
-      return this.finish(at, body, bodyLength);
+      const textEnd = this.writeFields(values, keys, bodyLength);
+      if (textEnd < 0) return this.sign(joinValues(values, keys), body);
+      this.digest(textEnd, body, bodyLength);
+      return Bun.SHA1.hash(this.outer, "base64");
     } catch {
       return this.stream(joinValues(values, keys), body);
     }
   }
 
+  /**
+   * Whether `given` is what `signFields` computes for the same content: the broker's check. The
+   * digest is compared with `given`'s Base64 text character by character, every one looked at
+   * whatever the earlier ones were (no timing tells where they first differ), and no string is
+   * made for the expected signature.
+   */
+  verifyFields(
+    values: Readonly<Record<string, string>>,
+    keys: readonly string[],
+    body: Uint8Array | null,
+    given: string | undefined,
+  ): boolean {
+    if (given === undefined || given.length !== BASE64_DIGEST_CHARS) return false;
+    const bodyLength = body?.length ?? 0;
+    let textEnd: number;
+    try {
+      textEnd = this.writeFields(values, keys, bodyLength);
+      if (textEnd >= 0) this.digest(textEnd, body, bodyLength, this.mac);
+    } catch {
+      textEnd = -1;
+    }
+    if (textEnd < 0) return base64TextEqual(this.signFields(values, keys, body), given);
+    return base64DigestEqual(this.mac, given);
+  }
+
+  /**
+   * Writes the values of `keys` as ASCII after the ipad block, leaving room for `bodyLength` body
+   * bytes; the end of the text, or -1 when a value has another char or the text does not fit.
+   */
+  private writeFields(
+    values: Readonly<Record<string, string>>,
+    keys: readonly string[],
+    bodyLength: number,
+  ): number {
+    const s = this.scratch;
+    // Room for the body is kept from the start, so a value that fits is never moved.
+    const room = s.length - bodyLength;
+    if (room < BLOCK) return -1;
+    let at = BLOCK;
+    for (let k = 0; k < keys.length; k++) {
+      const value = values[keys[k]!];
+      if (value === undefined) continue;
+      if (at + value.length > room) return -1;
+      for (let i = 0; i < value.length; i++) {
+        const c = value.charCodeAt(i);
+        if (c > 0x7f) return -1;
+        s[at++] = c;
+      }
+    }
+    return at;
+  }
+
   private oneShot(text: string, body: Uint8Array | null, bodyLength: number, most: number): string {
     this.ensureScratch(most);
     const { written } = utf8.encodeInto(text, this.scratchText);
-    return this.finish(BLOCK + written, body, bodyLength);
+    this.digest(BLOCK + written, body, bodyLength);
+    return Bun.SHA1.hash(this.outer, "base64");
   }
 
   private ensureScratch(most: number): void {
@@ -112,14 +160,17 @@ export class HmacSha1 {
     this.hashed = this.scratch.subarray(0, 0);
   }
 
-  /** The inner hash over ipad ‖ scratch[BLOCK, textEnd) ‖ body, then the outer hash, as Base64. */
-  private finish(textEnd: number, body: Uint8Array | null, bodyLength: number): string {
+  /**
+   * The inner hash over ipad ‖ scratch[BLOCK, textEnd) ‖ body, its digest put after the opad key;
+   * with `out`, the outer hash too, into `out` (else the caller hashes `outer` as it needs).
+   */
+  private digest(textEnd: number, body: Uint8Array | null, bodyLength: number, out?: Uint8Array): void {
     const s = this.scratch;
     if (body !== null && bodyLength > 0) s.set(body, textEnd);
     const length = textEnd + bodyLength;
     if (this.hashed.length !== length) this.hashed = s.subarray(0, length);
     Bun.SHA1.hash(this.hashed, this.innerDigest);
-    return Bun.SHA1.hash(this.outer, "base64");
+    if (out !== undefined) Bun.SHA1.hash(this.outer, out);
   }
 
   private stream(text: string, body: Uint8Array | null): string {
@@ -133,4 +184,32 @@ function joinValues(values: Readonly<Record<string, string>>, keys: readonly str
   let text = "";
   for (const key of keys) text += values[key] ?? "";
   return text;
+}
+
+/** Both strings the same, every character looked at (a length differs: false at once, as it is public). */
+function base64TextEqual(expected: string, given: string): boolean {
+  if (expected.length !== given.length) return false;
+  let diff = 0;
+  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ given.charCodeAt(i);
+  return diff === 0;
+}
+
+/** Whether `given` (28 chars) is the standard padded Base64 of the 20-byte `digest`; every char looked at. */
+function base64DigestEqual(digest: Uint8Array, given: string): boolean {
+  let diff = 0;
+  let at = 0;
+  // Six groups of three bytes make 24 chars; the last two bytes make three chars and the pad.
+  for (let i = 0; i < 18; i += 3) {
+    const n = (digest[i]! << 16) | (digest[i + 1]! << 8) | digest[i + 2]!;
+    diff |= BASE64_CODES[n >>> 18]! ^ given.charCodeAt(at++);
+    diff |= BASE64_CODES[(n >>> 12) & 63]! ^ given.charCodeAt(at++);
+    diff |= BASE64_CODES[(n >>> 6) & 63]! ^ given.charCodeAt(at++);
+    diff |= BASE64_CODES[n & 63]! ^ given.charCodeAt(at++);
+  }
+  const n = (digest[18]! << 8) | digest[19]!;
+  diff |= BASE64_CODES[n >>> 10]! ^ given.charCodeAt(at++);
+  diff |= BASE64_CODES[(n >>> 4) & 63]! ^ given.charCodeAt(at++);
+  diff |= BASE64_CODES[(n << 2) & 63]! ^ given.charCodeAt(at++);
+  diff |= PAD ^ given.charCodeAt(at);
+  return diff === 0;
 }

@@ -133,17 +133,6 @@ export function computeSignature(
 }
 
 /**
- * Compares two Base64 signatures without leaking, through timing, where they first differ: every
- * character is looked at whatever the earlier ones were (and nothing is allocated per request).
- */
-export function signaturesEqual(expected: string, given: string | undefined): boolean {
-  if (given === undefined || given.length !== expected.length) return false;
-  let diff = 0;
-  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ given.charCodeAt(i);
-  return diff === 0;
-}
-
-/**
  * The client's RPC hook: gives the request its own copy of the ext fields (callers share header
  * objects between requests) with AccessKey (and SecurityToken) added, then signs it. A request
  * sent again is signed again over its current fields.

@@ -25,7 +25,7 @@ import { AclField, TRACE_TOPIC } from "./constants.ts";
 import { AclDenied } from "./errors.ts";
 import { ADMIN_ONLY_CODES, isRetryTopic, Permission, permits } from "./permission.ts";
 import { type NeededPerms, neededPerms } from "./resource-of-request.ts";
-import { SignedKeys, signaturesEqual } from "./signature.ts";
+import { SignedKeys } from "./signature.ts";
 
 /** What is known about one connection under one snapshot, so it is worked out once, not per request. */
 interface PeerFacts {
@@ -130,12 +130,8 @@ export class PlainAccessValidator {
       peer.caller = caller;
     }
     if (!caller.signed) return caller;
-    const expected = caller.account.hmacKey.signFields(
-      ext,
-      this.signedKeys.of(ext, request.version),
-      request.body,
-    );
-    if (!signaturesEqual(expected, ext[AclField.SIGNATURE])) {
+    const keys = this.signedKeys.of(ext, request.version);
+    if (!caller.account.hmacKey.verifyFields(ext, keys, request.body, ext[AclField.SIGNATURE])) {
       throw new AclDenied(`Check signature failed for accessKey=${accessKey}`);
     }
     return caller;

@@ -147,3 +147,54 @@ describe("signFields", () => {
     }
   });
 });
+
+describe("verifyFields", () => {
+  test("accepts exactly the signature createHmac computes, on every path (ASCII, other text, streamed)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 40 }),
+        fc.array(
+          fc.oneof(
+            fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)) }),
+            fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+          ),
+          { maxLength: 12 },
+        ),
+        fc.option(fc.uint8Array({ maxLength: 3000 }), { nil: null }),
+        fc.nat(27),
+        (secret, parts, body, at) => {
+          const key = new HmacSha1(secret);
+          const { values, keys } = asFields(parts);
+          const good = reference(secret, parts.join(""), body ?? new Uint8Array());
+          expect(key.verifyFields(values, keys, body, good)).toBe(true);
+          // Any one character changed, anywhere, is refused (the pad included).
+          const other = good[at] === "A" ? "B" : "A";
+          expect(key.verifyFields(values, keys, body, good.slice(0, at) + other + good.slice(at + 1))).toBe(
+            false,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test("refuses a missing, a shorter, a longer or an unpadded signature", () => {
+    const key = new HmacSha1("secret");
+    const { values, keys } = asFields(["a", "b"]);
+    const good = reference("secret", "ab", new Uint8Array());
+    expect(key.verifyFields(values, keys, null, good)).toBe(true);
+    for (const bad of [undefined, "", good.slice(0, 27), `${good}=`, `${good.slice(0, 27)}A`]) {
+      expect(key.verifyFields(values, keys, null, bad)).toBe(false);
+    }
+  });
+
+  test("content too large for the scratch buffer is verified through the streamed signature", () => {
+    const key = new HmacSha1("secret");
+    const parts = ["x".repeat(40_000), "y"];
+    const body = new Uint8Array(70_000).fill(3);
+    const { values, keys } = asFields(parts);
+    const good = reference("secret", parts.join(""), body);
+    expect(key.verifyFields(values, keys, body, good)).toBe(true);
+    expect(key.verifyFields(values, keys, new Uint8Array(70_000).fill(4), good)).toBe(false);
+  });
+});
