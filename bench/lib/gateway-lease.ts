@@ -188,14 +188,19 @@ export async function wsEchoRate(url: string, inflight: number, durationMs: numb
   });
   try {
     for (let i = 0; i < inflight; i++) ws.send(ECHO_FRAME);
-    await Bun.sleep(WARMUP_MS);
-    const from = received;
-    const started = performance.now();
-    await Bun.sleep(durationMs);
-    return ((received - from) * 1000) / (performance.now() - started);
+    return await rateAfterWarmUp(() => received, durationMs);
   } finally {
     ws.close();
   }
+}
+
+/** How fast `count()` grows over `durationMs`, per second, once the warm-up has passed. */
+async function rateAfterWarmUp(count: () => number, durationMs: number): Promise<number> {
+  await Bun.sleep(WARMUP_MS);
+  const from = count();
+  const started = performance.now();
+  await Bun.sleep(durationMs);
+  return ((count() - from) * 1000) / (performance.now() - started);
 }
 
 /** Messages per second pushed to one subscriber with `credit`. */
@@ -210,11 +215,7 @@ export async function wsPushRate(
     received++;
   });
   try {
-    await Bun.sleep(WARMUP_MS);
-    const from = received;
-    const started = performance.now();
-    await Bun.sleep(durationMs);
-    return ((received - from) * 1000) / (performance.now() - started);
+    return await rateAfterWarmUp(() => received, durationMs);
   } finally {
     sub.close();
   }
