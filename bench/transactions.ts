@@ -8,6 +8,9 @@
  *    (transactionCheckInterval BENCH_TX_CHECK_INTERVAL_MS) asks the producer about each: checks/s
  *    from the first check to the last, and whether all came within one interval.
  * Beside the rates: the server's and this client's CPU µs per message, which explain the ratio.
+ * BENCH_TX_PAIR=1 adds a reference side: two plain sends one after the other per call (a
+ * transaction's two requests without the transaction), whose CPU per call is the floor a
+ * transaction's two requests set by construction.
  * Run: bun bench/transactions.ts   (BENCH_DURATION_MS=2000 BENCH_ROUNDS=5 BENCH_TX_PENDING=10000;
  *      BENCH_TX_PENDING=0 skips the check-back; BENCH_INFLIGHT=1,128; BENCH_SERVER_CPU_PROF=<dir>
  *      runs the server under --cpu-prof-md)
@@ -32,6 +35,7 @@ const PENDING = Number(process.env.BENCH_TX_PENDING ?? 10_000);
 const CHECK_INTERVAL_MS = Number(process.env.BENCH_TX_CHECK_INTERVAL_MS ?? 10_000);
 const INFLIGHTS = (process.env.BENCH_INFLIGHT ?? "1,128").split(",").map(Number);
 const SERVER_CPU_PROF = process.env.BENCH_SERVER_CPU_PROF;
+const PAIR = process.env.BENCH_TX_PAIR === "1";
 const QUEUES = 8;
 const log = pino({ level: "silent" });
 
@@ -49,7 +53,7 @@ let checkState: LocalTransactionState = "COMMIT_MESSAGE";
 let executeState: LocalTransactionState = "COMMIT_MESSAGE";
 const checkTimes: number[] = [];
 try {
-  for (const t of ["BenchTxPlain", "BenchTx", "BenchTxPending"])
+  for (const t of ["BenchTxPlain", "BenchTx", "BenchTxPending", "BenchTxPair"])
     await createTopic(raw, srv.brokerAddr, t, QUEUES);
   const plain = await createProducer({ namesrvAddr: srv.namesrvAddr, log, group: "BENCH_TX_PLAIN" });
   const tx = await createTransactionProducer({
@@ -64,6 +68,7 @@ try {
   });
   const plainMsg: Message = { topic: "BenchTxPlain", body: BODY };
   const txMsg: Message = { topic: "BenchTx", body: BODY };
+  const pairMsg: Message = { topic: "BenchTxPair", body: BODY };
 
   const stored = async (topic: string) => {
     let sum = 0;
@@ -80,15 +85,18 @@ try {
   const serverCpuMs = () => processCpuMs(srv.pid);
   const cpu = new Map<string, number[]>();
   const clientCpu = new Map<string, number[]>();
-  /** Messages stored per second: sends for DURATION_MS, then until the topic holds them all. */
-  const measure = async (topic: string, send: () => Promise<unknown>, inflight: number) => {
+  /**
+   * Calls per second: calls for DURATION_MS, then until the topic holds all `perCall` messages of
+   * each. CPU is kept per call.
+   */
+  const measure = async (topic: string, send: () => Promise<unknown>, inflight: number, perCall = 1) => {
     const before = await stored(topic);
     const cpuBefore = serverCpuMs();
     const ownBefore = ownCpuMicros();
     const start = performance.now();
     const { calls } = await runSlice(send, inflight, DURATION_MS);
     const ownMicros = ownCpuMicros() - ownBefore;
-    while ((await stored(topic)) - before < calls) await Bun.sleep(1);
+    while ((await stored(topic)) - before < calls * perCall) await Bun.sleep(1);
     const rate = (calls * 1000) / (performance.now() - start);
     const key = `${topic}/${inflight}`;
     cpu.set(key, [...(cpu.get(key) ?? []), ((serverCpuMs() - cpuBefore) * 1000) / calls]);
@@ -115,6 +123,10 @@ try {
       } else {
         t = await txSide();
         p = await plainSide();
+      }
+      if (PAIR) {
+        const pairSend = () => plain.send(pairMsg).then(() => plain.send(pairMsg));
+        await measure("BenchTxPair", pairSend, inflight, 2);
       }
       plainRates.push(p);
       txRates.push(t);
@@ -158,6 +170,18 @@ try {
       value: median(clientCpu.get(`BenchTx/${inflight}`)!),
       unit: "µs",
     });
+    if (PAIR) {
+      rows.push({
+        name: `  server CPU per 2 sends in a row, ${inflight} in flight`,
+        value: median(cpu.get(`BenchTxPair/${inflight}`)!),
+        unit: "µs",
+      });
+      rows.push({
+        name: `  client CPU per 2 sends in a row, ${inflight} in flight`,
+        value: median(clientCpu.get(`BenchTxPair/${inflight}`)!),
+        unit: "µs",
+      });
+    }
   }
 
   // Check-back: PENDING transactions left unknown, then answered "commit" when checked.

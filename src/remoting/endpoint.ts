@@ -120,15 +120,31 @@ export class RemotingEndpoint implements ConnectionHandler {
     );
   }
 
-  /** Sends a request that gets no response. Resolves once it is handed to the transport. */
-  async invokeOneway(conn: Connection, request: RemotingCommand, timeoutMs: number): Promise<void> {
+  /**
+   * Sends a request that gets no response. Resolves once it is handed to the transport. Not an
+   * async function: with a permit free, as nearly always, the request goes out in this turn with
+   * no coroutine (a transaction's END_TRANSACTION is oneway, one per transaction).
+   */
+  invokeOneway(conn: Connection, request: RemotingCommand, timeoutMs: number): Promise<void> {
     const acquired = this.onewayPermits.tryAcquire(timeoutMs);
-    if (acquired !== true && !(await acquired)) throw this.permitError("invokeOneway", timeoutMs);
+    if (acquired === true) return this.sendOneway(conn, request);
+    if (acquired === false) return Promise.reject(this.permitError("invokeOneway", timeoutMs));
+    return acquired.then((ok) => {
+      if (!ok) throw this.permitError("invokeOneway", timeoutMs);
+      return this.sendOneway(conn, request);
+    });
+  }
+
+  /** Sends a oneway request holding a permit, which it gives back; a failure is a rejected promise. */
+  private sendOneway(conn: Connection, request: RemotingCommand): Promise<void> {
     try {
       this.stamp(request);
       request.flag |= RemotingFlag.ONEWAY;
       if (!conn.send(request))
-        throw new ConnectionClosedError(conn.remoteAddress, "send on a closed connection");
+        return Promise.reject(new ConnectionClosedError(conn.remoteAddress, "send on a closed connection"));
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
     } finally {
       this.onewayPermits.release();
     }

@@ -93,13 +93,12 @@ export class RemotingClient {
     return this.connection(addr).then((c) => this.endpoint.invoke(c, request, timeoutMs));
   }
 
-  async invokeOneway(
-    addr: string,
-    request: RemotingCommand,
-    timeoutMs = DEFAULT_CLIENT_TIMEOUT_MS,
-  ): Promise<void> {
-    const conn = await this.connection(addr);
-    await this.endpoint.invokeOneway(conn, request, timeoutMs);
+  invokeOneway(addr: string, request: RemotingCommand, timeoutMs = DEFAULT_CLIENT_TIMEOUT_MS): Promise<void> {
+    // As invoke: on an open connection, no coroutine and no wait for the pooled promise.
+    const conn = this.open.get(addr);
+    if (conn !== undefined && !conn.closed && !this.stopped)
+      return this.endpoint.invokeOneway(conn, request, timeoutMs);
+    return this.connection(addr).then((c) => this.endpoint.invokeOneway(c, request, timeoutMs));
   }
 
   /** Closes the pooled connection to one address (Java closes a channel after a sync timeout). */

@@ -70,3 +70,46 @@ test("the permit of a timed-out request is returned", async () => {
   await server.stop();
   expect(await again.catch((e: Error) => e.name)).toBe("ConnectionClosedError");
 });
+
+test("oneway requests go out in the caller's turn and give their permit back at once", async () => {
+  const { client, conn, server } = await setup({ onewayPermits: 1 });
+  const seen: string[] = [];
+  server.registry.register(ONEWAY + 1, (req) => {
+    seen.push(req.ext("n") ?? "");
+    return null;
+  });
+  // Not awaited in between: the one permit is free again as soon as each call returns.
+  const sent = ["a", "b", "c"].map((n) =>
+    client.invokeOneway(conn, RemotingCommand.request(ONEWAY + 1, { n }), 0),
+  );
+  await Promise.all(sent);
+  while (seen.length < 3) await Bun.sleep(1);
+  expect(seen).toEqual(["a", "b", "c"]);
+  await server.stop();
+});
+
+test("a oneway request without a permit fails at once or after its wait; a closed connection keeps none", async () => {
+  const none = await setup({ onewayPermits: 0 });
+  const refused = await none.client
+    .invokeOneway(none.conn, RemotingCommand.request(ONEWAY), 0)
+    .catch((e: unknown) => e);
+  const gaveUp = await none.client
+    .invokeOneway(none.conn, RemotingCommand.request(ONEWAY), 30)
+    .catch((e: unknown) => e);
+  expect([(refused as Error).message, (gaveUp as Error).message]).toEqual([
+    "invokeOneway invoke too fast",
+    "invokeOneway tryAcquire semaphore timeout, 30ms",
+  ]);
+  await none.server.stop();
+
+  const one = await setup({ onewayPermits: 1 });
+  const other = one.server.acceptInProcess(one.client);
+  one.conn.close();
+  const closed = await one.client
+    .invokeOneway(one.conn, RemotingCommand.request(ONEWAY), 0)
+    .catch((e: unknown) => e);
+  expect((closed as Error).name).toBe("ConnectionClosedError");
+  // The only permit came back: a oneway that will not wait still gets it.
+  await one.client.invokeOneway(other, RemotingCommand.request(ONEWAY), 0);
+  await one.server.stop();
+});

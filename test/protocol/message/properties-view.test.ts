@@ -37,7 +37,7 @@ describe("properties scanned without a map", () => {
   });
 
   test("pickCanonical finds the picked keys' values whenever the string is canonical", () => {
-    const names = ["TAGS", "TAG", "WAIT", "UNIQ_KEY", "X", ""];
+    const names = ["TAGS", "TAG", "WAIT", "UNIQ_KEY", "PGROUP", "X", ""];
     const values = ["v", "", "a\u0001b"];
     const entries = names.flatMap((n) => values.map((v) => `${n}\u0001${v}`));
     const joins = (list: string[]) => [list.join("\u0002"), `${list.join("\u0002")}\u0002`];
