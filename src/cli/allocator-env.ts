@@ -19,7 +19,7 @@ export const SERVER_ALLOCATOR_ENV: Readonly<Record<string, string>> = Object.fre
 /** `env` with the server allocator settings it does not set itself. */
 export function withServerAllocatorEnv(
   env: Readonly<Record<string, string | undefined>>,
-): Record<string, string | undefined> {
+): Record<string, string> {
   return { ...SERVER_ALLOCATOR_ENV, ...definedOnly(env) };
 }
 
