@@ -85,20 +85,24 @@ export class RemotingClient {
     request: RemotingCommand,
     timeoutMs = DEFAULT_CLIENT_TIMEOUT_MS,
   ): Promise<RemotingCommand> {
-    // On an open connection the request goes out in this turn: awaiting the pooled promise cost
-    // a microtask and a promise per call.
-    const conn = this.open.get(addr);
-    if (conn !== undefined && !conn.closed && !this.stopped)
-      return this.endpoint.invoke(conn, request, timeoutMs);
+    const conn = this.openNow(addr);
+    if (conn !== undefined) return this.endpoint.invoke(conn, request, timeoutMs);
     return this.connection(addr).then((c) => this.endpoint.invoke(c, request, timeoutMs));
   }
 
   invokeOneway(addr: string, request: RemotingCommand, timeoutMs = DEFAULT_CLIENT_TIMEOUT_MS): Promise<void> {
-    // As invoke: on an open connection, no coroutine and no wait for the pooled promise.
-    const conn = this.open.get(addr);
-    if (conn !== undefined && !conn.closed && !this.stopped)
-      return this.endpoint.invokeOneway(conn, request, timeoutMs);
+    const conn = this.openNow(addr);
+    if (conn !== undefined) return this.endpoint.invokeOneway(conn, request, timeoutMs);
     return this.connection(addr).then((c) => this.endpoint.invokeOneway(c, request, timeoutMs));
+  }
+
+  /**
+   * The pooled connection to `addr` when it is open now: a request on it goes out in this turn,
+   * where awaiting the pooled promise costs a microtask and a promise per call.
+   */
+  private openNow(addr: string): Connection | undefined {
+    const conn = this.open.get(addr);
+    return conn !== undefined && !conn.closed && !this.stopped ? conn : undefined;
   }
 
   /** Closes the pooled connection to one address (Java closes a channel after a sync timeout). */

@@ -55,41 +55,84 @@ export interface QueueKeyedBody {
 export function decodeQueueKeyedBody(body: Uint8Array, tableName = "offsetTable"): QueueKeyedBody {
   const text = new TextDecoder().decode(body);
   const out: QueueKeyedBody = { fields: {}, table: [] };
+  forEachMember(text, (name, pos) => {
+    if (name === tableName) {
+      const map = readQueueKeyedMap(text, pos);
+      out.table = map.table;
+      return map.end;
+    }
+    const end = valueEnd(text, pos);
+    try {
+      out.fields[name] = JSON.parse(text.slice(pos, end));
+    } catch {
+      // Keyed by objects too; not what the caller asked for.
+    }
+    return end;
+  });
+  return out;
+}
+
+/**
+ * The member `name` of a body whose value maps string keys to queue-keyed maps (GetConsumerStatusBody's
+ * `consumerTable`: client id → {<mq>:<offset>}), each map's values parsed as JSON; empty when absent.
+ */
+export function decodeQueueKeyedMaps(
+  body: Uint8Array,
+  name: string,
+): Map<string, [MessageQueueKey, unknown][]> {
+  const text = new TextDecoder().decode(body);
+  const out = new Map<string, [MessageQueueKey, unknown][]>();
+  forEachMember(text, (member, pos) => {
+    if (member !== name) return valueEnd(text, pos);
+    const open = text.indexOf("{", pos);
+    if (open < 0) return text.length;
+    let at = open + 1;
+    for (;;) {
+      at = skipSeparators(text, at);
+      if (at >= text.length || text[at] === "}") return at + 1;
+      const keyEnd = valueEnd(text, at);
+      const key = JSON.parse(text.slice(at, keyEnd)) as string;
+      const map = readQueueKeyedMap(text, skipSeparators(text, text.indexOf(":", keyEnd) + 1));
+      out.set(key, map.table);
+      at = map.end;
+    }
+  });
+  return out;
+}
+
+/**
+ * Calls `read` with each top-level member's name and the position of its value; `read` returns
+ * where the value ends.
+ */
+function forEachMember(text: string, read: (name: string, valueAt: number) => number): void {
   let pos = text.indexOf("{") + 1;
-  if (pos === 0) return out;
+  if (pos === 0) return;
   for (;;) {
     pos = skipSeparators(text, pos);
-    if (pos >= text.length || text[pos] === "}") return out;
+    if (pos >= text.length || text[pos] === "}") return;
     const nameEnd = valueEnd(text, pos);
     const name = JSON.parse(text.slice(pos, nameEnd)) as string;
-    pos = text.indexOf(":", nameEnd) + 1;
+    pos = read(name, skipSeparators(text, text.indexOf(":", nameEnd) + 1));
+  }
+}
+
+/** The `{<mq>:<value>,...}` map opening at `pos`, and the position just past it. */
+function readQueueKeyedMap(text: string, pos: number): { table: [MessageQueueKey, unknown][]; end: number } {
+  const table: [MessageQueueKey, unknown][] = [];
+  for (pos++; ; ) {
     pos = skipSeparators(text, pos);
-    if (name !== tableName) {
-      const end = valueEnd(text, pos);
-      try {
-        out.fields[name] = JSON.parse(text.slice(pos, end));
-      } catch {
-        // Keyed by objects too; not what the caller asked for.
-      }
-      pos = end;
-      continue;
-    }
-    for (pos++; ; ) {
-      pos = skipSeparators(text, pos);
-      if (pos >= text.length || text[pos] === "}") break;
-      const keyEnd = valueEnd(text, pos);
-      const key = JSON.parse(text.slice(pos, keyEnd)) as Partial<MessageQueueKey>;
-      pos = skipSeparators(text, text.indexOf(":", keyEnd) + 1);
-      const end = valueEnd(text, pos);
-      const mq = {
-        topic: String(key.topic ?? ""),
-        brokerName: String(key.brokerName ?? ""),
-        queueId: Number(key.queueId ?? -1),
-      };
-      out.table.push([mq, JSON.parse(text.slice(pos, end))]);
-      pos = end;
-    }
-    pos++;
+    if (pos >= text.length || text[pos] === "}") return { table, end: pos + 1 };
+    const keyEnd = valueEnd(text, pos);
+    const key = JSON.parse(text.slice(pos, keyEnd)) as Partial<MessageQueueKey>;
+    pos = skipSeparators(text, text.indexOf(":", keyEnd) + 1);
+    const end = valueEnd(text, pos);
+    const mq = {
+      topic: String(key.topic ?? ""),
+      brokerName: String(key.brokerName ?? ""),
+      queueId: Number(key.queueId ?? -1),
+    };
+    table.push([mq, JSON.parse(text.slice(pos, end))]);
+    pos = end;
   }
 }
 

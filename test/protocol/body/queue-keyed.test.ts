@@ -1,8 +1,10 @@
 import { expect, test } from "bun:test";
 import {
   decodeQueueKeyedBody,
+  decodeQueueKeyedMaps,
   decodeQueueKeyedTable,
   encodeQueueKeyedTable,
+  queueKeyedMapText,
 } from "../../../src/protocol/body/queue-keyed.ts";
 
 test("a MessageQueue-keyed table reads back what it was written as, object values and braces in strings included", () => {
@@ -34,4 +36,26 @@ test("members after the table are read too, as fastjson may order them", () => {
     fields: { zeta: [1, { a: "}" }] },
     table: [[{ topic: "T", brokerName: "b", queueId: 1 }, 3]],
   });
+});
+
+test("a member mapping names to queue-keyed maps reads back per name: braces and quotes in names, empty maps, members around it", () => {
+  const a = { topic: "T", brokerName: "b-{1}", queueId: 0 };
+  const b = { topic: "T", brokerName: "b", queueId: 3 };
+  const text = `{"before":{"x":1},"consumerTable":{"c{1}\\"q":${queueKeyedMapText([
+    [a, 5],
+    [b, 9],
+  ])},"empty":{},"c2":${queueKeyedMapText([[b, 1]])}},"messageQueueTable":{}}`;
+  const maps = decodeQueueKeyedMaps(new TextEncoder().encode(text), "consumerTable");
+  expect([...maps]).toEqual([
+    [
+      'c{1}"q',
+      [
+        [a, 5],
+        [b, 9],
+      ],
+    ],
+    ["empty", []],
+    ["c2", [[b, 1]]],
+  ]);
+  expect(decodeQueueKeyedMaps(new TextEncoder().encode('{"other":{}}'), "consumerTable").size).toBe(0);
 });
