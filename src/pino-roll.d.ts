@@ -9,6 +9,8 @@ declare module "pino-roll" {
     frequency?: "daily" | "hourly" | number;
     mkdir?: boolean;
     limit?: { count?: number };
+    /** Passed on to sonic-boom: write each line with a blocking write(2). */
+    sync?: boolean;
   }
   export default function roll(options: RollOptions): Promise<DestinationStream>;
 }
