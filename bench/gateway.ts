@@ -111,7 +111,8 @@ try {
         const cpu0 = processCpuMs(srv.pid);
         const g = await httpLoad(gwPort, gwRequest, connections, durationMs, 201);
         cpuPerRequest.push(((processCpuMs(srv.pid) - cpu0) * 1000) / g.total);
-        if (g.unexpected > 0) throw new Error(`gateway answered ${g.unexpected} non-201: ${g.firstUnexpected}`);
+        if (g.unexpected > 0)
+          throw new Error(`gateway answered ${g.unexpected} non-201: ${g.firstUnexpected}`);
         const nativeCpu0 = processCpuMs(srv.pid);
         const n = await runSlice(() => producer.send(msg), connections, durationMs);
         nativeCpuPerMessage.push(((processCpuMs(srv.pid) - nativeCpu0) * 1000) / n.calls);
