@@ -15,7 +15,7 @@ import {
 } from "../../protocol/headers/admin-maintenance.ts";
 import { MASTER_ID } from "../../protocol/route/index.ts";
 import { RequestCode, ResponseCode } from "../../remoting/index.ts";
-import { AdminFailure, type AdminVerb, boolOpt, intOpt, opt, required } from "./context.ts";
+import { AdminFailure, type AdminVerb, boolOpt, intOpt, opt, required, TOPIC_FLAG } from "./context.ts";
 import { humanTime, keyValues, table, versionDesc } from "./format.ts";
 import { RUNNING_INFO_TIMEOUT_MS } from "./queue-owners.ts";
 import { brokerCall, consumeStats, resetOffsetRows, subscriptionGroups, targets } from "./requests.ts";
@@ -23,14 +23,16 @@ import { brokerCall, consumeStats, resetOffsetRows, subscriptionGroups, targets 
 /** mqadmin's `%-40s=  %s` config lines. */
 const CONFIG_KEY_WIDTH = 40;
 
+/** Orders [key, value] entries by key, as Java's TreeMap prints them (UTF-16 order, not locale). */
+function byKey([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function runningInfoText(clientId: string, info: RunningInfoView): string {
   const queues = [...info.mqTable].sort(([a], [b]) => compareMq(a, b));
   return [
     `#Consumer Properties# ${clientId}`,
-    keyValues(
-      Object.entries(info.properties).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      " : ",
-    ),
+    keyValues(Object.entries(info.properties).sort(byKey), " : "),
     "",
     "#Consumer Subscription#",
     ...info.subscriptions.map(
@@ -300,7 +302,7 @@ const getConsumerStatus: AdminVerb = {
   usage: "-g GROUP -t TOPIC [-i CLIENT_ID]",
   flags: [
     { long: "group", short: "g", value: "GROUP", help: "consumer group name" },
-    { long: "topic", short: "t", value: "TOPIC", help: "topic name" },
+    TOPIC_FLAG,
     { long: "originClientId", short: "i", value: "ID", help: "only this consumer" },
   ],
   async run(ctx) {
@@ -316,7 +318,7 @@ const getConsumerStatus: AdminVerb = {
       CONSUMER_STATUS_TIMEOUT_MS,
     );
     const rows = [...status]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(byKey)
       .flatMap(([id, queues]) =>
         [...queues]
           .sort(([a], [b]) => compareMq(a, b))
